@@ -1,0 +1,232 @@
+import Foundation
+
+/// Streaming flutter pitch tracker for OPEP devices, after the stateful `pitchTracker` of the
+/// Acapella pitch-to-pressure study (seed 000 section 3).
+///
+/// Pipeline, every length derived from the sample rate:
+/// 1. ``MovingAverageHighPass``: subtract a centred moving average (first null 250 Hz).
+/// 2. ``EnergyDecimator``: square, average blocks of `round(sampleRate / 980 Hz)` samples
+///    ("audio energy" near 1 kHz; 45 samples at 44.1 kHz).
+/// 3. ``GaussianSmoother``: σ = 0.2 × the shortest period (5 ms for 40 Hz).
+/// 4. ``PeriodSearch``: normalised autocorrelation over a 0.25 s span every 10 ms, narrowed around
+///    the previous period, sub-sample peak by parabolic interpolation, accepted above 0.6.
+/// 5. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
+///    is reported once 0.1 s of estimates agree.
+/// 6. pitch = 1 / period.
+///
+/// Feed it chunks of any size with ``process(_:onFrame:)``: the frames are the same whatever the
+/// split. All memory is allocated by the initialiser; processing allocates nothing.
+public struct FlutterPitchTracker {
+    /// The tracker's parameters in real units. Defaults are the study's where it gives them.
+    public struct Configuration: Sendable, Hashable, Codable {
+        /// Input sample rate in Hz (4 kHz to 384 kHz).
+        public var sampleRate: Double
+        /// Lowest flutter frequency searched for, in Hz (default 10).
+        public var lowerFrequency: Double = 10
+        /// Highest flutter frequency searched for, in Hz (default 40).
+        public var upperFrequency: Double = 40
+        /// First null of the moving average removed by the high-pass, in Hz (default 250).
+        public var highPassCutoff: Double = 250
+        /// Target rate of the audio-energy signal, in Hz (default 980: blocks of 45 at 44.1 kHz).
+        public var energyRate: Double = 980
+        /// Gaussian σ as a fraction of the shortest flutter period (default 0.2).
+        public var smoothingFraction: Double = 0.2
+        /// Spacing of the frames, in seconds (default 0.01).
+        public var frameInterval: Double = 0.01
+        /// Length of audio each autocorrelation looks at, in seconds (default 2.5 longest periods,
+        /// 0.25 s for a 10 Hz band floor).
+        public var analysisDuration: Double
+        /// Normalised autocorrelation an estimate must exceed to be accepted (default 0.6).
+        public var acceptance: Double = 0.6
+        /// The decay rate of the run-length moving average (default 0.8).
+        public var decayRate: Double = 0.8
+        /// Longest run counted by the moving average (default 10, so the old average keeps 0.8¹⁰ = 11 %).
+        public var maxRunLength: Int = 10
+        /// Share of the previous period searched either side of it (default 0.15).
+        public var searchWidth: Double = 0.15
+        /// Largest relative difference from the average that still counts as the same track (default 0.12).
+        public var consistency: Double = 0.12
+        /// Run length needed before a pitch is reported (default 10, 0.1 s of agreeing estimates:
+        /// frames 10 ms apart share most of their audio, so a shorter run would let chance
+        /// correlations in noise through).
+        public var reportAfter: Int = 10
+        /// Time without an accepted estimate after which the track is dropped, in seconds (default 0.05).
+        public var holdDuration: Double = 0.05
+
+        /// A configuration for a sample rate and a flutter band; everything else at its default.
+        public init(sampleRate: Double, lowerFrequency: Double = 10, upperFrequency: Double = 40) {
+            self.sampleRate = sampleRate
+            self.lowerFrequency = lowerFrequency
+            self.upperFrequency = upperFrequency
+            analysisDuration = 2.5 / lowerFrequency
+        }
+
+        /// A configuration for a sample rate and a device's flutter band.
+        public init(sampleRate: Double, device: DeviceProfile) {
+            self.init(sampleRate: sampleRate, lowerFrequency: device.lowerFrequency, upperFrequency: device.upperFrequency)
+        }
+
+        /// Throws if any value is out of its range, naming the parameter, the value and the limit.
+        public func validate() throws(EngineConfigurationError) {
+            try require(sampleRate >= 4000 && sampleRate <= 384_000, "sampleRate", sampleRate, "between 4000 and 384000 Hz")
+            try require(lowerFrequency >= 1, "lowerFrequency", lowerFrequency, "at least 1 Hz")
+            try require(upperFrequency >= lowerFrequency * 1.2, "upperFrequency", upperFrequency, "at least 1.2 × lowerFrequency (\(lowerFrequency * 1.2) Hz)")
+            try require(upperFrequency <= 200, "upperFrequency", upperFrequency, "at most 200 Hz")
+            try require(energyRate >= upperFrequency * 10, "energyRate", energyRate, "at least 10 × upperFrequency")
+            try require(energyRate <= sampleRate, "energyRate", energyRate, "at most the sample rate")
+            try require(highPassCutoff >= 50 && highPassCutoff <= sampleRate / 8, "highPassCutoff", highPassCutoff, "between 50 Hz and sampleRate / 8")
+            try require(smoothingFraction > 0 && smoothingFraction <= 0.5, "smoothingFraction", smoothingFraction, "in (0, 0.5]")
+            try require(frameInterval >= 0.001 && frameInterval <= 0.1, "frameInterval", frameInterval, "between 0.001 and 0.1 s")
+            try require(analysisDuration >= 1.5 / lowerFrequency && analysisDuration <= 10 / lowerFrequency, "analysisDuration", analysisDuration, "between 1.5 and 10 longest periods")
+            try require(acceptance > 0 && acceptance < 1, "acceptance", acceptance, "in (0, 1)")
+            try require(decayRate >= 0 && decayRate < 1, "decayRate", decayRate, "in [0, 1)")
+            try require(maxRunLength >= 1 && maxRunLength <= 100, "maxRunLength", Double(maxRunLength), "between 1 and 100")
+            try require(searchWidth > 0 && searchWidth <= 0.5, "searchWidth", searchWidth, "in (0, 0.5]")
+            try require(consistency > 0 && consistency <= 0.5, "consistency", consistency, "in (0, 0.5]")
+            try require(reportAfter >= 1 && reportAfter <= maxRunLength, "reportAfter", Double(reportAfter), "between 1 and maxRunLength (\(maxRunLength))")
+            try require(holdDuration >= 0 && holdDuration <= 1, "holdDuration", holdDuration, "between 0 and 1 s")
+        }
+    }
+
+    /// One analysis frame.
+    public struct Frame: Sendable, Hashable {
+        /// Centre of the audio the frame describes, in seconds from the first sample.
+        public var time: Double
+        /// Flutter pitch in Hz, nil when no flutter is tracked.
+        public var pitch: Double?
+        /// Normalised autocorrelation at the chosen period, 0-1 (0 when nothing was found).
+        public var confidence: Double
+        /// Mean square of the high-passed audio over the longest flutter period around `time`.
+        public var energy: Double
+    }
+
+    /// The configuration the tracker was set up with.
+    public let configuration: Configuration
+    /// Audio samples per energy sample.
+    public let blockLength: Int
+    /// Rate of the energy signal in Hz (`sampleRate / blockLength`).
+    public let energyRate: Double
+    /// Actual spacing of the frames in seconds (a whole number of energy samples).
+    public let frameInterval: Double
+    /// How far the newest frame's time lies behind the newest input sample, in seconds.
+    public let latency: Double
+
+    private var highPass: MovingAverageHighPass
+    private var decimator: EnergyDecimator
+    private var smoother: GaussianSmoother
+    private var search: PeriodSearch
+    private var periods: PeriodSmoother
+    private var ring: [Float]
+    private let ringMask: Int
+    private let spanLength: Int
+    private let levelWindow: Int
+    private let hop: Int
+    private var energyCount = 0
+    private var previousPeriod: Double?
+    private let periodLimits: ClosedRange<Double>
+
+    /// Periods up to 4 % beyond the band are still tracked, so a flutter right at a band edge is
+    /// not lost to estimation noise.
+    static let bandMargin = 1.04
+
+    /// Sets the tracker up, allocating everything it will need.
+    public init(configuration: Configuration) throws(EngineConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        let fs = configuration.sampleRate
+        blockLength = max(1, Int((fs / configuration.energyRate).rounded()))
+        let fe = fs / Double(blockLength)
+        energyRate = fe
+        hop = max(1, Int((configuration.frameInterval * fe).rounded()))
+        frameInterval = Double(hop) / fe
+        highPass = MovingAverageHighPass(sampleRate: fs, cutoff: configuration.highPassCutoff)
+        decimator = EnergyDecimator(blockLength: blockLength)
+        smoother = GaussianSmoother(sigma: configuration.smoothingFraction * fe / configuration.upperFrequency)
+        let shortestPeriod = fe / (configuration.upperFrequency * Self.bandMargin)
+        let longestPeriod = fe * Self.bandMargin / configuration.lowerFrequency
+        let shortest = Int(shortestPeriod.rounded(.down)) - 1
+        let longest = Int(longestPeriod.rounded(.up)) + 1
+        spanLength = max(longest + longest / 2, Int((configuration.analysisDuration * fe).rounded()))
+        levelWindow = min(spanLength, Int((fe / configuration.lowerFrequency).rounded()))
+        search = PeriodSearch(spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth)
+        periods = PeriodSmoother(settings: .init(
+            decayRate: configuration.decayRate, maxRunLength: configuration.maxRunLength,
+            tolerance: configuration.consistency, reacquireCount: 3,
+            dropCount: max(1, Int((configuration.holdDuration / frameInterval).rounded()) + 1),
+            reportRunLength: configuration.reportAfter))
+        var capacity = 16
+        while capacity < spanLength { capacity <<= 1 }
+        ring = [Float](repeating: 0, count: capacity)
+        ringMask = capacity - 1
+        periodLimits = shortestPeriod...longestPeriod
+        let centreDelay = Double(smoother.halfWidth) + Double(spanLength - 1) / 2
+        latency = (centreDelay * Double(blockLength) + Double(blockLength - 1) / 2 + Double(highPass.delay)) / fs
+    }
+
+    /// Clears all state, as if newly set up.
+    public mutating func reset() {
+        highPass.reset()
+        decimator.reset()
+        smoother.reset()
+        periods.reset()
+        for i in ring.indices { ring[i] = 0 }
+        energyCount = 0
+        previousPeriod = nil
+    }
+
+    /// Processes a chunk of mono samples, calling `onFrame` for every frame it completes.
+    public mutating func process(_ samples: UnsafeBufferPointer<Float>, onFrame: (Frame) -> Void) {
+        for x in samples {
+            let y = highPass.process(x)
+            if let energy = decimator.process(y) {
+                if let frame = pushEnergy(energy) { onFrame(frame) }
+            }
+        }
+    }
+
+    /// Processes a chunk of mono samples, calling `onFrame` for every frame it completes.
+    public mutating func process(_ samples: [Float], onFrame: (Frame) -> Void) {
+        samples.withUnsafeBufferPointer { process($0, onFrame: onFrame) }
+    }
+
+    private mutating func pushEnergy(_ energy: Float) -> Frame? {
+        let smoothed = smoother.process(energy)
+        let index = energyCount
+        ring[index & ringMask] = smoothed
+        energyCount += 1
+        guard (index + 1) % hop == 0 else { return nil }
+        let centre = Double(index - smoother.halfWidth) - Double(spanLength - 1) / 2
+        let time = (centre * Double(blockLength) + Double(blockLength - 1) / 2 - Double(highPass.delay)) / configuration.sampleRate
+        guard time >= 0 else { return nil }
+        return analyse(newest: index, time: time)
+    }
+
+    private mutating func analyse(newest: Int, time: Double) -> Frame {
+        let first = newest - spanLength + 1
+        let level = levelAround(newest: newest)
+        let (mask, source) = (ringMask, ring)
+        let varied = search.load { span in
+            for i in 0..<span.count { span[i] = source[(first + i) & mask] }
+        }
+        var candidate: PeriodCandidate?
+        if varied, let found = search.search(near: previousPeriod),
+            found.correlation > configuration.acceptance, periodLimits.contains(found.period) {
+            candidate = found
+        }
+        let smoothed = periods.update(accepted: candidate?.period)
+        previousPeriod = periods.average
+        return Frame(
+            time: time,
+            pitch: smoothed.map { energyRate / $0 },
+            confidence: varied ? max(0, min(1, candidate?.correlation ?? 0)) : 0,
+            energy: level)
+    }
+
+    private func levelAround(newest: Int) -> Double {
+        let middle = newest - (spanLength - 1) / 2
+        let start = middle - levelWindow / 2
+        var total: Double = 0
+        for i in start..<(start + levelWindow) { total += Double(ring[i & ringMask]) }
+        return max(0, total / Double(levelWindow))
+    }
+}

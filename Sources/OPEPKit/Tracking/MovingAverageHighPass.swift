@@ -1,0 +1,50 @@
+/// High-pass filter formed by subtracting a centred moving average from the signal
+/// (the study's "formant removal", seed 000 section 3 step 3).
+///
+/// `y[n] = x[n - D] - mean(x[n - L + 1 ... n])` with an odd length `L` and `D = (L - 1) / 2`,
+/// so the moving average is centred on the sample it is subtracted from: linear phase, a delay
+/// of `D` samples and a double zero at DC. The moving average's first null sits at
+/// `sampleRate / L`, the cutoff of the configuration (default 250 Hz). The running sum is kept
+/// in `Double`, so hours of audio do not accumulate rounding drift.
+struct MovingAverageHighPass {
+    /// Moving-average length in samples (odd, at least 5).
+    let length: Int
+    /// Delay of the filter in samples.
+    let delay: Int
+
+    private var history: [Float]
+    private let mask: Int
+    private var position = 0
+    private var sum: Double = 0
+    private let inverseLength: Double
+
+    /// - Parameters:
+    ///   - sampleRate: input rate in Hz.
+    ///   - cutoff: frequency in Hz of the moving average's first null.
+    init(sampleRate: Double, cutoff: Double) {
+        let half = max(2, Int((sampleRate / cutoff / 2).rounded()))
+        length = 2 * half + 1
+        delay = half
+        var capacity = 8
+        while capacity < length + 1 { capacity <<= 1 }
+        history = [Float](repeating: 0, count: capacity)
+        mask = capacity - 1
+        inverseLength = 1 / Double(length)
+    }
+
+    mutating func reset() {
+        for i in history.indices { history[i] = 0 }
+        position = 0
+        sum = 0
+    }
+
+    /// Filters one sample.
+    @inline(__always)
+    mutating func process(_ x: Float) -> Float {
+        let p = position
+        sum += Double(x) - Double(history[(p &- length) & mask])
+        history[p & mask] = x
+        position = p &+ 1
+        return history[(p &- delay) & mask] - Float(sum * inverseLength)
+    }
+}

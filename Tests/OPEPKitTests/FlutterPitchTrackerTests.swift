@@ -1,0 +1,141 @@
+import XCTest
+@testable import OPEPKit
+
+final class FlutterPitchTrackerTests: XCTestCase {
+    private func frames(_ samples: [Float], sampleRate: Double, chunk: Int? = nil) throws -> [FlutterPitchTracker.Frame] {
+        var tracker = try FlutterPitchTracker(configuration: .init(sampleRate: sampleRate))
+        var out: [FlutterPitchTracker.Frame] = []
+        if let chunk {
+            var start = 0
+            while start < samples.count {
+                let end = min(samples.count, start + chunk)
+                tracker.process(Array(samples[start..<end])) { out.append($0) }
+                start = end
+            }
+        } else {
+            tracker.process(samples) { out.append($0) }
+        }
+        return out
+    }
+
+    func testKnownPitchAcrossBandSampleRatesAndNoise() throws {
+        var report: [String] = []
+        for sampleRate in [8000.0, 16000, 22050, 44100, 48000, 96000] {
+            for noiseDB in [nil, -10.0, 0.0] as [Double?] {
+                var errors: [Double] = [], hertz: [Double] = []
+                var expected = 0, covered = 0
+                for (i, pitch) in [10.0, 12.5, 15, 17.5, 20, 25, 30, 35, 40].enumerated() {
+                    let signal = TestSignals.flutter(sampleRate: sampleRate, duration: 1.5, pitch: { _ in pitch }, noiseDB: noiseDB, seed: UInt64(i + 1))
+                    for frame in try frames(signal, sampleRate: sampleRate) where frame.time > 0.35 && frame.time < 1.4 {
+                        expected += 1
+                        guard let found = frame.pitch else { continue }
+                        covered += 1
+                        errors.append(abs(found - pitch) / pitch)
+                        hertz.append(abs(found - pitch))
+                    }
+                }
+                let coverage = Double(covered) / Double(expected)
+                let medianError = median(hertz) ?? 1
+                let gross = Double(errors.filter { $0 > 0.2 }.count) / Double(max(1, errors.count))
+                report.append("fs \(Int(sampleRate)) noise \(noiseDB.map { "\($0) dB" } ?? "none"): coverage \(coverage), median error \(medianError) Hz, gross \(gross)")
+                XCTAssertGreaterThanOrEqual(coverage, 0.95, report.last!)
+                XCTAssertLessThanOrEqual(medianError, 0.15, report.last!)
+                XCTAssertLessThanOrEqual(gross, 0.01, report.last!)
+            }
+        }
+        print(report.joined(separator: "\n"))
+    }
+}
+
+extension FlutterPitchTrackerTests {
+    func testSameFramesWhateverTheChunkSplit() throws {
+        let signal = TestSignals.flutter(sampleRate: 22050, duration: 1.2, pitch: { 14 + 10 * $0 }, noiseDB: -10)
+        let whole = try frames(signal, sampleRate: 22050)
+        XCTAssertGreaterThan(whole.count, 100)
+        XCTAssertGreaterThan(whole.compactMap(\.pitch).count, 50)
+        for chunk in [1, 7, 441, 4096, 100_000] {
+            XCTAssertEqual(try frames(signal, sampleRate: 22050, chunk: chunk), whole, "chunk \(chunk)")
+        }
+    }
+
+    func testFrameTimeIsTheCentreOfTheAudioItDescribes() throws {
+        var signal = [Float](repeating: 0, count: 44100)
+        signal += TestSignals.flutter(sampleRate: 44100, duration: 2, pitch: { _ in 20 })
+        let found = try frames(signal, sampleRate: 44100)
+        XCTAssertEqual(found.first?.time ?? -1, 0, accuracy: 0.011)
+        let spacing = zip(found.dropFirst(), found).map { $0.time - $1.time }
+        XCTAssertEqual(spacing.min() ?? 0, spacing.max() ?? 1, accuracy: 1e-9)
+        let firstPitched = try XCTUnwrap(found.first { $0.pitch != nil })
+        XCTAssertGreaterThan(firstPitched.time, 0.95, "a pitch before the flutter starts")
+        XCTAssertLessThan(firstPitched.time, 1.1)
+        let levelRise = try XCTUnwrap(found.first { $0.energy > 0.5 * (found.last?.energy ?? 0) })
+        XCTAssertEqual(levelRise.time, 1.0, accuracy: 0.03)
+    }
+
+    func testNoPitchInSilenceNoiseOrSpeech() throws {
+        let cases: [(String, [Float])] = [
+            ("silence", [Float](repeating: 0, count: 44100 * 3)),
+            ("white noise", TestSignals.noise(sampleRate: 44100, duration: 3, rms: 0.05)),
+            ("speech", TestSignals.speechLike(sampleRate: 44100, duration: 6)),
+            ("speech at 16 kHz", TestSignals.speechLike(sampleRate: 16000, duration: 6, seed: 11)),
+        ]
+        for (name, signal) in cases {
+            let rate = name.hasSuffix("16 kHz") ? 16000.0 : 44100
+            let found = try frames(signal, sampleRate: rate)
+            let pitched = found.filter { $0.pitch != nil }.count
+            XCTAssertLessThanOrEqual(Double(pitched) / Double(found.count), 0.01, "\(name): \(pitched) of \(found.count) frames had a pitch")
+        }
+    }
+
+    func testPitchHeldUnderSpeechAndMusic() throws {
+        for (name, interference) in [
+            ("speech", TestSignals.speechLike(sampleRate: 44100, duration: 3, rms: 0.03)),
+            ("music", TestSignals.musicLike(sampleRate: 44100, duration: 3, rms: 0.03)),
+        ] {
+            for pitch in [12.0, 18, 27] {
+                var signal = TestSignals.flutter(sampleRate: 44100, duration: 3, pitch: { _ in pitch })
+                for i in signal.indices { signal[i] += interference[i] }
+                let found = try frames(signal, sampleRate: 44100).filter { $0.time > 0.35 && $0.time < 2.85 }
+                let pitches = found.compactMap(\.pitch)
+                XCTAssertGreaterThanOrEqual(Double(pitches.count) / Double(found.count), 0.95, "\(name) at \(pitch) Hz")
+                XCTAssertLessThan(median(pitches.map { abs($0 - pitch) }) ?? 1, 0.15, "\(name) at \(pitch) Hz")
+            }
+        }
+    }
+
+    func testSweepAcrossTheBandHasNoOctaveErrors() throws {
+        for sampleRate in [16000.0, 48000] {
+            let signal = TestSignals.flutter(sampleRate: sampleRate, duration: 6, pitch: { 10 * pow(4, $0 / 6) }, noiseDB: -6)
+            var errors: [Double] = []
+            for frame in try frames(signal, sampleRate: sampleRate) where frame.time > 0.35 && frame.time < 5.8 {
+                guard let pitch = frame.pitch else { continue }
+                let truth = 10 * pow(4, frame.time / 6)
+                errors.append(abs(pitch - truth) / truth)
+                XCTAssertFalse(abs(pitch / truth - 0.5) < 0.1 || abs(pitch / truth - 2) < 0.2, "octave error at \(frame.time) s: \(pitch) Hz for \(truth) Hz")
+            }
+            XCTAssertGreaterThan(errors.count, 500)
+            XCTAssertLessThan(median(errors) ?? 1, 0.01)
+        }
+    }
+
+    func testResetStartsAfresh() throws {
+        let signal = TestSignals.flutter(sampleRate: 8000, duration: 1, pitch: { _ in 25 })
+        var tracker = try FlutterPitchTracker(configuration: .init(sampleRate: 8000))
+        var first: [FlutterPitchTracker.Frame] = [], second: [FlutterPitchTracker.Frame] = []
+        tracker.process(signal) { first.append($0) }
+        tracker.reset()
+        tracker.process(signal) { second.append($0) }
+        XCTAssertEqual(first, second)
+    }
+
+    func testInvalidConfigurationNamesTheParameter() {
+        var configuration = FlutterPitchTracker.Configuration(sampleRate: 44100)
+        configuration.acceptance = 1.5
+        XCTAssertThrowsError(try FlutterPitchTracker(configuration: configuration)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "acceptance")
+        }
+        XCTAssertThrowsError(try FlutterPitchTracker(configuration: .init(sampleRate: 1000))) { error in
+            XCTAssertEqual("\(error)", "sampleRate = 1000 is out of range: it must be between 4000 and 384000 Hz")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// SplitMix64: a small seeded generator, so every test signal is the same on every run.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// A standard normal deviate (Box-Muller).
+    mutating func gaussian() -> Double {
+        let u = max(Double.leastNonzeroMagnitude, Double.random(in: 0..<1, using: &self))
+        let v = Double.random(in: 0..<1, using: &self)
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+}
+
+/// Test signals built directly from their definition, independent of the engine.
+enum TestSignals {
+    /// Broadband noise amplitude-modulated at a flutter rate, as a microphone hears an OPEP
+    /// device (the flutter fundamental itself absent), plus independent white noise `noiseDB`
+    /// relative to the flutter sound's RMS (nil for none).
+    static func flutter(
+        sampleRate: Double, duration: Double, pitch: (Double) -> Double,
+        noiseDB: Double? = nil, seed: UInt64 = 1, amplitude: Double = 0.1
+    ) -> [Float] {
+        var rng = SeededGenerator(seed: seed)
+        let count = Int(duration * sampleRate)
+        var out = [Float](repeating: 0, count: count)
+        var phase = 0.0
+        let envelopeRMS = 0.42
+        let noiseGain = noiseDB.map { pow(10, $0 / 20) * amplitude } ?? 0
+        for n in 0..<count {
+            let t = Double(n) / sampleRate
+            let c = (1 + cos(phase)) / 2
+            let envelope = 0.15 + 0.85 * c * c
+            var x = amplitude / envelopeRMS * envelope * rng.gaussian()
+            if noiseGain > 0 { x += noiseGain * rng.gaussian() }
+            out[n] = Float(x)
+            phase += 2 * .pi * pitch(t) / sampleRate
+            if phase > 2 * .pi { phase -= 2 * .pi }
+        }
+        return out
+    }
+
+    /// White noise of the given RMS.
+    static func noise(sampleRate: Double, duration: Double, rms: Double, seed: UInt64 = 7) -> [Float] {
+        var rng = SeededGenerator(seed: seed)
+        return (0..<Int(duration * sampleRate)).map { _ in Float(rms * rng.gaussian()) }
+    }
+
+    /// Speech-like sound: a glottal pulse train at a wandering 100-220 Hz voice pitch through two
+    /// formant resonators, in syllables of ~0.2 s at ~4.5 per second.
+    static func speechLike(sampleRate: Double, duration: Double, rms: Double = 0.1, seed: UInt64 = 3) -> [Float] {
+        var rng = SeededGenerator(seed: seed)
+        let count = Int(duration * sampleRate)
+        var source = [Double](repeating: 0, count: count)
+        var phase = 0.0
+        var syllableEnd = 0.0, syllableStart = 0.0, f0 = 140.0
+        for n in 0..<count {
+            let t = Double(n) / sampleRate
+            if t >= syllableEnd + 0.02 {
+                syllableStart = t
+                syllableEnd = t + Double.random(in: 0.12...0.3, using: &rng)
+                f0 = Double.random(in: 100...220, using: &rng)
+            }
+            guard t < syllableEnd else { continue }
+            let progress = (t - syllableStart) / (syllableEnd - syllableStart)
+            let pitch = f0 * (1 + 0.1 * sin(.pi * progress)) * (1 + 0.01 * rng.gaussian())
+            phase += pitch / sampleRate
+            if phase >= 1 {
+                phase -= 1
+                source[n] = sin(.pi * progress)
+            }
+            source[n] += 0.02 * rng.gaussian() * sin(.pi * progress)
+        }
+        var out = source
+        for (frequency, bandwidth) in [(700.0, 130.0), (1200.0, 150.0)] {
+            out = resonate(out, sampleRate: sampleRate, frequency: frequency, bandwidth: bandwidth)
+        }
+        return normalised(out, rms: rms)
+    }
+
+    /// Music-like sound: chords of harmonic tones changing every 0.5 s, with a plucked attack.
+    static func musicLike(sampleRate: Double, duration: Double, rms: Double = 0.1, seed: UInt64 = 5) -> [Float] {
+        var rng = SeededGenerator(seed: seed)
+        let count = Int(duration * sampleRate)
+        var out = [Double](repeating: 0, count: count)
+        let roots = [110.0, 130.81, 146.83, 164.81, 196.0]
+        var n = 0
+        while n < count {
+            let root = roots[Int.random(in: 0..<roots.count, using: &rng)]
+            let chord = [root, root * 1.26, root * 1.498, root / 2]
+            let length = min(count - n, Int(0.5 * sampleRate))
+            for i in 0..<length {
+                let t = Double(i) / sampleRate
+                let decay = exp(-3 * t)
+                var v = 0.0
+                for f in chord { for h in 1...4 { v += sin(2 * .pi * f * Double(h) * t) / Double(h) } }
+                out[n + i] = v * decay
+            }
+            n += length
+        }
+        return normalised(out, rms: rms)
+    }
+
+    private static func resonate(_ x: [Double], sampleRate: Double, frequency: Double, bandwidth: Double) -> [Double] {
+        let r = exp(-.pi * bandwidth / sampleRate)
+        let a1 = 2 * r * cos(2 * .pi * frequency / sampleRate), a2 = -r * r
+        var y = [Double](repeating: 0, count: x.count)
+        var y1 = 0.0, y2 = 0.0
+        for n in x.indices {
+            let v = x[n] + a1 * y1 + a2 * y2
+            y[n] = v
+            y2 = y1
+            y1 = v
+        }
+        return y
+    }
+
+    private static func normalised(_ x: [Double], rms: Double) -> [Float] {
+        let current = (x.reduce(0) { $0 + $1 * $1 } / Double(max(1, x.count))).squareRoot()
+        let gain = current > 0 ? rms / current : 0
+        return x.map { Float($0 * gain) }
+    }
+}
+
+/// The median of a list (nil when empty).
+func median(_ values: [Double]) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let sorted = values.sorted()
+    let mid = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+/// The p-th quantile (0...1) of a list by nearest rank (nil when empty).
+func quantile(_ values: [Double], _ p: Double) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1 < 0 ? 0 : Int((p * Double(sorted.count)).rounded(.up)) - 1)]
+}
