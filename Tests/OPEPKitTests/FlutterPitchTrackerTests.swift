@@ -49,7 +49,7 @@ final class FlutterPitchTrackerTests: XCTestCase {
 
 extension FlutterPitchTrackerTests {
     func testSameFramesWhateverTheChunkSplit() throws {
-        let signal = TestSignals.flutter(sampleRate: 22050, duration: 1.2, pitch: { 14 + 10 * $0 }, noiseDB: -10)
+        let signal = TestSignals.flutter(sampleRate: 22050, duration: 1.5, pitch: { 14 + 10 * $0 }, noiseDB: -10)
         let whole = try frames(signal, sampleRate: 22050)
         XCTAssertGreaterThan(whole.count, 100)
         XCTAssertGreaterThan(whole.compactMap(\.pitch).count, 50)

@@ -7,7 +7,9 @@ import Foundation
 /// 1. ``MovingAverageHighPass``: subtract a centred moving average (first null 250 Hz).
 /// 2. ``EnergyDecimator``: square, average blocks of `round(sampleRate / 980 Hz)` samples
 ///    ("audio energy" near 1 kHz; 45 samples at 44.1 kHz).
-/// 3. ``GaussianSmoother``: σ = 0.2 × the shortest period (5 ms for 40 Hz).
+/// 3. ``GaussianSmoother``: σ = 0.2 × the shortest period (5 ms for 40 Hz), then the envelope's
+///    own moving average over one longest period is subtracted (``MovingAverageHighPass``), so
+///    slow swells like an inhalation's are not mistaken for periodicity.
 /// 4. ``PeriodSearch``: normalised autocorrelation over a 0.25 s span every 10 ms, narrowed around
 ///    the previous period, sub-sample peak by parabolic interpolation, accepted above 0.6.
 /// 5. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
@@ -38,6 +40,11 @@ public struct FlutterPitchTracker {
         public var analysisDuration: Double
         /// Normalised autocorrelation an estimate must exceed to be accepted (default 0.6).
         public var acceptance: Double = 0.6
+        /// Smallest modulation depth (standard deviation of the detrended envelope over its level)
+        /// that can carry a flutter (default 0.1). The rocker modulates the sound it makes deeply;
+        /// a faint periodic beat under a loud, unmodulated sound, such as music under a cough,
+        /// is too shallow to count.
+        public var minimumModulation: Double = 0.1
         /// The decay rate of the run-length moving average (default 0.8).
         public var decayRate: Double = 0.8
         /// Longest run counted by the moving average (default 10, so the old average keeps 0.8¹⁰ = 11 %).
@@ -79,6 +86,7 @@ public struct FlutterPitchTracker {
             try require(frameInterval >= 0.001 && frameInterval <= 0.1, "frameInterval", frameInterval, "between 0.001 and 0.1 s")
             try require(analysisDuration >= 1.5 / lowerFrequency && analysisDuration <= 10 / lowerFrequency, "analysisDuration", analysisDuration, "between 1.5 and 10 longest periods")
             try require(acceptance > 0 && acceptance < 1, "acceptance", acceptance, "in (0, 1)")
+            try require(minimumModulation >= 0 && minimumModulation < 1, "minimumModulation", minimumModulation, "in [0, 1)")
             try require(decayRate >= 0 && decayRate < 1, "decayRate", decayRate, "in [0, 1)")
             try require(maxRunLength >= 1 && maxRunLength <= 100, "maxRunLength", Double(maxRunLength), "between 1 and 100")
             try require(searchWidth > 0 && searchWidth <= 0.5, "searchWidth", searchWidth, "in (0, 0.5]")
@@ -98,6 +106,8 @@ public struct FlutterPitchTracker {
         public var confidence: Double
         /// Mean square of the high-passed audio over the longest flutter period around `time`.
         public var energy: Double
+        /// Depth of the envelope's modulation: its detrended standard deviation over `energy`.
+        public var modulation: Double
     }
 
     /// The configuration the tracker was set up with.
@@ -114,12 +124,13 @@ public struct FlutterPitchTracker {
     private var highPass: MovingAverageHighPass
     private var decimator: EnergyDecimator
     private var smoother: GaussianSmoother
+    private var detrender: MovingAverageHighPass
     private var search: PeriodSearch
     private var periods: PeriodSmoother
     private var ring: [Float]
+    private var levels: [Float]
     private let ringMask: Int
     private let spanLength: Int
-    private let levelWindow: Int
     private let hop: Int
     private var energyCount = 0
     private var previousPeriod: Double?
@@ -147,8 +158,10 @@ public struct FlutterPitchTracker {
         let shortest = Int(shortestPeriod.rounded(.down)) - 1
         let longest = Int(longestPeriod.rounded(.up)) + 1
         spanLength = max(longest + longest / 2, Int((configuration.analysisDuration * fe).rounded()))
-        levelWindow = min(spanLength, Int((fe / configuration.lowerFrequency).rounded()))
-        search = PeriodSearch(spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth)
+        detrender = MovingAverageHighPass(halfLength: Int((fe / configuration.lowerFrequency / 2).rounded()))
+        search = PeriodSearch(
+            spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth,
+            minimumOverlap: Int((fe / configuration.upperFrequency).rounded(.up)) * 2)
         periods = PeriodSmoother(settings: .init(
             decayRate: configuration.decayRate, maxRunLength: configuration.maxRunLength,
             tolerance: configuration.consistency, reacquireCount: 3,
@@ -157,9 +170,10 @@ public struct FlutterPitchTracker {
         var capacity = 16
         while capacity < spanLength { capacity <<= 1 }
         ring = [Float](repeating: 0, count: capacity)
+        levels = ring
         ringMask = capacity - 1
         periodLimits = shortestPeriod...longestPeriod
-        let centreDelay = Double(smoother.halfWidth) + Double(spanLength - 1) / 2
+        let centreDelay = Double(smoother.halfWidth + detrender.delay) + Double(spanLength - 1) / 2
         latency = (centreDelay * Double(blockLength) + Double(blockLength - 1) / 2 + Double(highPass.delay)) / fs
     }
 
@@ -168,8 +182,10 @@ public struct FlutterPitchTracker {
         highPass.reset()
         decimator.reset()
         smoother.reset()
+        detrender.reset()
         periods.reset()
         for i in ring.indices { ring[i] = 0 }
+        for i in levels.indices { levels[i] = 0 }
         energyCount = 0
         previousPeriod = nil
     }
@@ -190,12 +206,13 @@ public struct FlutterPitchTracker {
     }
 
     private mutating func pushEnergy(_ energy: Float) -> Frame? {
-        let smoothed = smoother.process(energy)
+        let detrended = detrender.process(smoother.process(energy))
         let index = energyCount
-        ring[index & ringMask] = smoothed
+        ring[index & ringMask] = detrended
+        levels[index & ringMask] = detrender.mean
         energyCount += 1
         guard (index + 1) % hop == 0 else { return nil }
-        let centre = Double(index - smoother.halfWidth) - Double(spanLength - 1) / 2
+        let centre = Double(index - smoother.halfWidth - detrender.delay) - Double(spanLength - 1) / 2
         let time = (centre * Double(blockLength) + Double(blockLength - 1) / 2 - Double(highPass.delay)) / configuration.sampleRate
         guard time >= 0 else { return nil }
         return analyse(newest: index, time: time)
@@ -203,13 +220,14 @@ public struct FlutterPitchTracker {
 
     private mutating func analyse(newest: Int, time: Double) -> Frame {
         let first = newest - spanLength + 1
-        let level = levelAround(newest: newest)
+        let level = Double(max(0, levels[(newest - (spanLength - 1) / 2) & ringMask]))
         let (mask, source) = (ringMask, ring)
-        let varied = search.load { span in
+        let variance = search.load { span in
             for i in 0..<span.count { span[i] = source[(first + i) & mask] }
         }
+        let modulation = level > 0 ? variance.squareRoot() / level : 0
         var candidate: PeriodCandidate?
-        if varied, let found = search.search(near: previousPeriod),
+        if variance > 0, modulation >= configuration.minimumModulation, let found = search.search(near: previousPeriod),
             found.correlation > configuration.acceptance, periodLimits.contains(found.period) {
             candidate = found
         }
@@ -218,15 +236,7 @@ public struct FlutterPitchTracker {
         return Frame(
             time: time,
             pitch: smoothed.map { energyRate / $0 },
-            confidence: varied ? max(0, min(1, candidate?.correlation ?? 0)) : 0,
-            energy: level)
-    }
-
-    private func levelAround(newest: Int) -> Double {
-        let middle = newest - (spanLength - 1) / 2
-        let start = middle - levelWindow / 2
-        var total: Double = 0
-        for i in start..<(start + levelWindow) { total += Double(ring[i & ringMask]) }
-        return max(0, total / Double(levelWindow))
+            confidence: max(0, min(1, candidate?.correlation ?? 0)),
+            energy: level, modulation: modulation)
     }
 }

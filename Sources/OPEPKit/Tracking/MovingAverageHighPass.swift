@@ -1,10 +1,15 @@
-/// High-pass filter formed by subtracting a centred moving average from the signal
-/// (the study's "formant removal", seed 000 section 3 step 3).
+/// High-pass filter formed by subtracting a centred moving average from the signal.
+///
+/// The tracker uses it twice: on the audio, as the study's "formant removal" (seed 000 section 3
+/// step 3, first null 250 Hz), and on the energy envelope, one longest flutter period long, to
+/// remove slow swells such as an inhalation's rise and fall: a ramp correlates with itself at
+/// every lag, a flutter does not need it, and a boxcar of one period has its nulls exactly at the
+/// band's lowest frequency and its multiples.
 ///
 /// `y[n] = x[n - D] - mean(x[n - L + 1 ... n])` with an odd length `L` and `D = (L - 1) / 2`,
 /// so the moving average is centred on the sample it is subtracted from: linear phase, a delay
 /// of `D` samples and a double zero at DC. The moving average's first null sits at
-/// `sampleRate / L`, the cutoff of the configuration (default 250 Hz). The running sum is kept
+/// `sampleRate / L`. The running sum is kept
 /// in `Double`, so hours of audio do not accumulate rounding drift.
 struct MovingAverageHighPass {
     /// Moving-average length in samples (odd, at least 5).
@@ -17,12 +22,19 @@ struct MovingAverageHighPass {
     private var position = 0
     private var sum: Double = 0
     private let inverseLength: Double
+    /// The moving average subtracted from the latest output, centred on the same sample.
+    private(set) var mean: Float = 0
 
     /// - Parameters:
     ///   - sampleRate: input rate in Hz.
     ///   - cutoff: frequency in Hz of the moving average's first null.
     init(sampleRate: Double, cutoff: Double) {
-        let half = max(2, Int((sampleRate / cutoff / 2).rounded()))
+        self.init(halfLength: Int((sampleRate / cutoff / 2).rounded()))
+    }
+
+    /// A filter whose moving average spans `2 × halfLength + 1` samples (at least 5).
+    init(halfLength: Int) {
+        let half = max(2, halfLength)
         length = 2 * half + 1
         delay = half
         var capacity = 8
@@ -36,6 +48,7 @@ struct MovingAverageHighPass {
         for i in history.indices { history[i] = 0 }
         position = 0
         sum = 0
+        mean = 0
     }
 
     /// Filters one sample.
@@ -45,6 +58,7 @@ struct MovingAverageHighPass {
         sum += Double(x) - Double(history[(p &- length) & mask])
         history[p & mask] = x
         position = p &+ 1
-        return history[(p &- delay) & mask] - Float(sum * inverseLength)
+        mean = Float(sum * inverseLength)
+        return history[(p &- delay) & mask] - mean
     }
 }

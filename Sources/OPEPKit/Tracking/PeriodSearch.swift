@@ -16,9 +16,14 @@ struct PeriodCandidate: Equatable {
 /// whatever the period. Segment sums come from prefix sums, so each lag costs one dot product.
 ///
 /// Without a previous period every lag of the band is searched and the *shortest* lag whose peak
-/// reaches 90 % of the best is chosen, which rules out reporting half the flutter rate (the peaks
+/// reaches 80 % of the best is chosen, which rules out reporting half the flutter rate (the peaks
 /// at 2T, 3T). With a previous period only lags within ±`searchWidth` of it are searched, and the
-/// lag at half the period is checked too, so a track can never stay locked on a multiple.
+/// lags at a half, a third and a quarter of it are checked too, so a track can never stay locked
+/// on a multiple.
+///
+/// A periodic envelope also correlates at twice its period; a chance peak in noise almost never
+/// does. So when twice the period still fits in the span with `minimumOverlap` samples to spare,
+/// the correlation near it must reach `secondPeakMinimum` for the candidate to stand.
 struct PeriodSearch {
     /// Shortest and longest lag searched, in energy samples.
     let lagRange: ClosedRange<Int>
@@ -26,25 +31,34 @@ struct PeriodSearch {
     let searchWidth: Double
     /// A shorter lag wins if its peak reaches this share of the best (octave-error guard).
     let octaveShare: Double
+    /// Correlation needed near twice the period, when that lag fits in the span.
+    let secondPeakMinimum: Double
+    /// Fewest samples compared at twice the period for that check to be made.
+    let minimumOverlap: Int
 
     private var span: [Float]
     private var prefix: [Double]
     private var prefixSquares: [Double]
     private var scores: [Double]
 
-    init(spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double = 0.9) {
+    init(
+        spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double = 0.8,
+        secondPeakMinimum: Double = 0.3, minimumOverlap: Int
+    ) {
         self.lagRange = lagRange
         self.searchWidth = searchWidth
         self.octaveShare = octaveShare
+        self.secondPeakMinimum = secondPeakMinimum
+        self.minimumOverlap = minimumOverlap
         span = [Float](repeating: 0, count: spanLength)
         prefix = [Double](repeating: 0, count: spanLength + 1)
         prefixSquares = [Double](repeating: 0, count: spanLength + 1)
-        scores = [Double](repeating: -2, count: lagRange.upperBound + 2)
+        scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
     }
 
-    /// Loads the span to analyse (oldest first) with its mean removed; returns false when the span
-    /// has no variation at all (digital silence), in which case there is no period to find.
-    mutating func load(_ copy: (inout [Float]) -> Void) -> Bool {
+    /// Loads the span to analyse (oldest first) with its mean removed; returns the span's variance
+    /// (zero for digital silence, in which case there is no period to find).
+    mutating func load(_ copy: (inout [Float]) -> Void) -> Double {
         copy(&span)
         let count = span.count
         var mean: Double = 0
@@ -61,23 +75,31 @@ struct PeriodSearch {
             prefixSquares[i + 1] = runningSquares
         }
         for i in scores.indices { scores[i] = -2 }
-        return runningSquares > Double(count) * 1e-30
+        let variance = runningSquares / Double(count)
+        return variance > 1e-30 ? variance : 0
     }
 
     /// Searches the loaded span, near `previous` when there is one.
     mutating func search(near previous: Double?) -> PeriodCandidate? {
+        guard let found = bandSearch(near: previous) else { return nil }
+        let double = Int((2 * found.period).rounded())
+        guard double + 2 <= span.count - minimumOverlap else { return found }
+        var second = -Double.infinity
+        for lag in (double - 2)...(double + 2) { second = max(second, score(lag)) }
+        return second >= secondPeakMinimum ? found : nil
+    }
+
+    private mutating func bandSearch(near previous: Double?) -> PeriodCandidate? {
         guard let previous else { return globalSearch() }
         let low = max(lagRange.lowerBound, Int((previous * (1 - searchWidth)).rounded(.down)))
         let high = min(lagRange.upperBound, Int((previous * (1 + searchWidth)).rounded(.up)))
         guard low < high, let local = bestPeak(in: low...high) else { return globalSearch() }
-        let half = previous / 2
-        if half * (1 + searchWidth) >= Double(lagRange.lowerBound) {
-            let halfLow = max(lagRange.lowerBound, Int((half * (1 - searchWidth)).rounded(.down)))
-            let halfHigh = min(lagRange.upperBound, Int((half * (1 + searchWidth)).rounded(.up)))
-            if halfLow < halfHigh, let shorter = bestPeak(in: halfLow...halfHigh),
-                shorter.correlation >= octaveShare * local.correlation {
-                return shorter
-            }
+        for divisor in [4.0, 3.0, 2.0] {
+            let fraction = previous / divisor
+            let fractionLow = max(lagRange.lowerBound, Int((fraction * (1 - searchWidth)).rounded(.down)))
+            let fractionHigh = min(lagRange.upperBound, Int((fraction * (1 + searchWidth)).rounded(.up)))
+            guard fractionLow < fractionHigh, let shorter = bestPeak(in: fractionLow...fractionHigh) else { continue }
+            if shorter.correlation >= octaveShare * local.correlation { return shorter }
         }
         return local
     }

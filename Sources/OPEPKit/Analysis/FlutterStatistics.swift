@@ -1,0 +1,49 @@
+/// Running pressure and pitch statistics over frames with a flutter (one per breath, set and session).
+struct FlutterStatistics {
+    private(set) var frames = 0
+    private(set) var pitchedFrames = 0
+    private var pressureSum = 0.0
+    private var pitchSum = 0.0
+    private var minPressure = Double.infinity
+    private var maxPressure = -Double.infinity
+    private var zoneCounts = (below: 0, within: 0, above: 0)
+
+    mutating func add(_ frame: SessionFrame) {
+        frames += 1
+        guard let pitch = frame.pitch, let pressure = frame.pressure, let zone = frame.zone else { return }
+        pitchedFrames += 1
+        pitchSum += pitch
+        pressureSum += pressure
+        minPressure = min(minPressure, pressure)
+        maxPressure = max(maxPressure, pressure)
+        switch zone {
+        case .below: zoneCounts.below += 1
+        case .within: zoneCounts.within += 1
+        case .above: zoneCounts.above += 1
+        }
+    }
+
+    mutating func add(_ other: FlutterStatistics) {
+        frames += other.frames
+        pitchedFrames += other.pitchedFrames
+        pressureSum += other.pressureSum
+        pitchSum += other.pitchSum
+        minPressure = min(minPressure, other.minPressure)
+        maxPressure = max(maxPressure, other.maxPressure)
+        zoneCounts.below += other.zoneCounts.below
+        zoneCounts.within += other.zoneCounts.within
+        zoneCounts.above += other.zoneCounts.above
+    }
+
+    private var hasFlutter: Bool { pitchedFrames > 0 }
+    var meanPressure: Double? { hasFlutter ? pressureSum / Double(pitchedFrames) : nil }
+    var meanPitch: Double? { hasFlutter ? pitchSum / Double(pitchedFrames) : nil }
+    var lowestPressure: Double? { hasFlutter ? minPressure : nil }
+    var highestPressure: Double? { hasFlutter ? maxPressure : nil }
+    var flutterShare: Double { frames > 0 ? Double(pitchedFrames) / Double(frames) : 0 }
+    var zoneShares: ZoneShares? {
+        guard hasFlutter else { return nil }
+        let n = Double(pitchedFrames)
+        return ZoneShares(below: Double(zoneCounts.below) / n, within: Double(zoneCounts.within) / n, above: Double(zoneCounts.above) / n)
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+
+/// A whole OPEP session measured from its sound, streaming: audio in, frames and events out, and
+/// a report of breaths, sets and summary at the end.
+///
+/// The chain is ``FlutterPitchTracker`` → ``ExhalationDetector`` → the device's pressure line →
+/// breath, set and session statistics. Frames come out ``latency`` seconds after their audio
+/// went in: a frame is final only once every decision that could still change it has been made,
+/// so the stream never has to take anything back. Feed chunks of any size; the outputs do not
+/// depend on the split. All frame storage is allocated up front; breaths and sets are kept, one
+/// record each.
+public struct SessionAnalyzer {
+    /// Everything the analysis needs, in real units.
+    public struct Configuration: Sendable, Hashable, Codable {
+        /// The device whose flutter band and pressure line are used (default the Acapella).
+        public var device: DeviceProfile
+        /// The prescribed pressure band (default 10-20 cmH2O).
+        public var target: TargetRange
+        /// The pitch tracker's settings; its sample rate and band must match the device's.
+        public var tracker: FlutterPitchTracker.Configuration
+        /// The exhalation detector's settings.
+        public var detector: ExhalationDetector.Configuration = .init()
+        /// A pause without breaths this long ends a set, in seconds (default 8).
+        public var setPause: Double = 8
+
+        /// A configuration for a sample rate, a device and a target; everything else default.
+        public init(sampleRate: Double, device: DeviceProfile = .acapella, target: TargetRange = .standard) {
+            self.device = device
+            self.target = target
+            tracker = .init(sampleRate: sampleRate, device: device)
+        }
+
+        /// The input sample rate in Hz.
+        public var sampleRate: Double { tracker.sampleRate }
+
+        /// Throws if any value is out of its range, naming the parameter, the value and the limit.
+        public func validate() throws(EngineConfigurationError) {
+            do {
+                try device.validate()
+            } catch {
+                throw EngineConfigurationError(parameter: "device", value: device.lowerFrequency, limit: "a usable profile (\(error))")
+            }
+            try require(tracker.lowerFrequency == device.lowerFrequency, "tracker.lowerFrequency", tracker.lowerFrequency, "the device's \(device.lowerFrequency) Hz")
+            try require(tracker.upperFrequency == device.upperFrequency, "tracker.upperFrequency", tracker.upperFrequency, "the device's \(device.upperFrequency) Hz")
+            try require(target.lowerCmH2O < target.upperCmH2O, "target.lowerCmH2O", target.lowerCmH2O, "below target.upperCmH2O (\(target.upperCmH2O))")
+            try require(setPause >= 2 && setPause <= 600, "setPause", setPause, "between 2 and 600 s")
+            try tracker.validate()
+            try detector.validate()
+        }
+    }
+
+    public let configuration: Configuration
+    /// Spacing of the frames in seconds.
+    public let frameInterval: Double
+    /// How far the newest frame lies behind the newest audio, in seconds.
+    public let latency: Double
+
+    private var tracker: FlutterPitchTracker
+    private var trackerFrames: [FlutterPitchTracker.Frame] = []
+    private static let sliceLength = 4096
+    private var detector: ExhalationDetector
+    private var pending: [SessionFrame]
+    private var pendingCount = 0
+    private var frameCount = 0
+    private var finalCount = 0
+    private var sampleCount = 0
+    private var anchoredEvents: [(frame: Int, event: SessionEvent)] = []
+    private var inhalationDurations: [Double] = []
+
+    private var breaths: [Breath] = []
+    private var sets: [TherapySet] = []
+    private var breath: (start: Double, lastTime: Double, statistics: FlutterStatistics)?
+    private var setStatistics = FlutterStatistics()
+    private var setBreaths: [Breath] = []
+    private var session = FlutterStatistics()
+    private var huffCoughs = 0
+    private var lastFinalTime = 0.0
+
+    /// Sets the analysis up, allocating its frame storage.
+    public init(configuration: Configuration) throws(EngineConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        tracker = try FlutterPitchTracker(configuration: configuration.tracker)
+        frameInterval = tracker.frameInterval
+        detector = try ExhalationDetector(configuration: configuration.detector, frameInterval: tracker.frameInterval)
+        let placeholder = SessionFrame(time: 0, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: 0)
+        pending = [SessionFrame](repeating: placeholder, count: detector.decisionDelay + 1)
+        latency = tracker.latency + Double(detector.decisionDelay) * tracker.frameInterval
+        anchoredEvents.reserveCapacity(8)
+        let samplesPerFrame = max(1, Int((tracker.frameInterval * configuration.sampleRate).rounded(.down)))
+        trackerFrames.reserveCapacity(Self.sliceLength / samplesPerFrame + 2)
+    }
+
+    /// Clears all state, as if newly set up.
+    public mutating func reset() {
+        tracker.reset()
+        detector.reset()
+        pendingCount = 0
+        frameCount = 0
+        finalCount = 0
+        sampleCount = 0
+        anchoredEvents.removeAll(keepingCapacity: true)
+        inhalationDurations.removeAll()
+        breaths.removeAll()
+        sets.removeAll()
+        breath = nil
+        setStatistics = FlutterStatistics()
+        setBreaths.removeAll()
+        session = FlutterStatistics()
+        huffCoughs = 0
+        lastFinalTime = 0
+    }
+
+    /// Analyses a chunk of mono samples, handing out every frame and event that became final.
+    public mutating func process(_ samples: UnsafeBufferPointer<Float>, onOutput: (SessionOutput) -> Void) {
+        sampleCount += samples.count
+        var start = 0
+        while start < samples.count {
+            let end = min(samples.count, start + Self.sliceLength)
+            var collected = trackerFrames
+            trackerFrames = []
+            tracker.process(UnsafeBufferPointer(rebasing: samples[start..<end])) { collected.append($0) }
+            for frame in collected { accept(frame, onOutput: onOutput) }
+            collected.removeAll(keepingCapacity: true)
+            trackerFrames = collected
+            start = end
+        }
+    }
+
+    /// Analyses a chunk of mono samples, handing out every frame and event that became final.
+    public mutating func process(_ samples: [Float], onOutput: (SessionOutput) -> Void) {
+        samples.withUnsafeBufferPointer { process($0, onOutput: onOutput) }
+    }
+
+    /// Ends the session: hands out the frames and events still held back and returns the report.
+    public mutating func finish(onOutput: (SessionOutput) -> Void) -> SessionReport {
+        if let decision = detector.finish() { apply(decision, newest: frameCount - 1) }
+        while finalCount < frameCount { finalize(onOutput: onOutput) }
+        closeBreath(onOutput: onOutput)
+        emitEvents(upTo: Int.max, onOutput: onOutput)
+        closeSet(at: lastFinalTime, onOutput: onOutput)
+        return report
+    }
+
+    /// What has been found so far.
+    public var report: SessionReport {
+        let exhalationTime = breaths.reduce(0) { $0 + $1.duration }
+        let meanBreath = breaths.isEmpty ? nil : exhalationTime / Double(breaths.count)
+        var ratio: Double?
+        if inhalationDurations.count >= 3, let meanBreath {
+            ratio = meanBreath / (inhalationDurations.reduce(0, +) / Double(inhalationDurations.count))
+        }
+        let summary = SessionSummary(
+            duration: Double(sampleCount) / configuration.sampleRate, breathCount: breaths.count,
+            setCount: sets.count, huffCoughCount: huffCoughs, exhalationTime: exhalationTime,
+            meanBreathDuration: meanBreath, meanPressure: session.meanPressure, meanPitch: session.meanPitch,
+            zoneShares: session.zoneShares, exhalationInhalationRatio: ratio, inhalationsHeard: inhalationDurations.count)
+        return SessionReport(summary: summary, breaths: breaths, sets: sets)
+    }
+
+    private mutating func accept(_ frame: FlutterPitchTracker.Frame, onOutput: (SessionOutput) -> Void) {
+        let index = frameCount
+        frameCount += 1
+        let level = max(-140, 10 * log10(max(frame.energy, 1e-14)))
+        pending[index % pending.count] = SessionFrame(
+            time: frame.time, pitch: frame.pitch, pressure: nil, confidence: frame.confidence,
+            exhaling: detector.isExhaling, zone: nil, levelDB: level)
+        pendingCount += 1
+        if let decision = detector.process(levelDB: level, pitched: frame.pitch != nil) {
+            apply(decision, newest: index)
+        }
+        while frameCount - finalCount > detector.decisionDelay { finalize(onOutput: onOutput) }
+    }
+
+    private mutating func apply(_ decision: ExhalationDetector.Decision, newest: Int) {
+        switch decision {
+        case let .exhalationStarted(first):
+            mark(from: max(first, finalCount), through: newest, exhaling: true)
+        case let .exhalationEnded(last):
+            mark(from: max(last + 1, finalCount), through: newest, exhaling: false)
+        case let .huffCough(first, last):
+            let start = time(ofFrame: first)
+            let event = SessionEvent(kind: .huffCough, time: start - frameInterval / 2, duration: time(ofFrame: last) - start + frameInterval)
+            anchoredEvents.append((max(last, finalCount), event))
+        case let .inhalation(first, last):
+            inhalationDurations.append(Double(last - first + 1) * frameInterval)
+        }
+    }
+
+    private func time(ofFrame index: Int) -> Double {
+        pending[index % pending.count].time
+    }
+
+    private mutating func mark(from first: Int, through last: Int, exhaling: Bool) {
+        guard first <= last else { return }
+        for index in first...last { pending[index % pending.count].exhaling = exhaling }
+    }
+
+    private mutating func finalize(onOutput: (SessionOutput) -> Void) {
+        let slot = finalCount % pending.count
+        var frame = pending[slot]
+        finalCount += 1
+        if frame.exhaling, let pitch = frame.pitch {
+            let pressure = configuration.device.pressure(forPitch: pitch)
+            frame.pressure = pressure
+            frame.zone = configuration.target.zone(of: pressure)
+        } else {
+            frame.pitch = nil
+        }
+        lastFinalTime = frame.time
+        if frame.exhaling {
+            if breath == nil {
+                let start = frame.time - frameInterval / 2
+                if !setBreaths.isEmpty, let last = setBreaths.last, start - last.end >= configuration.setPause {
+                    closeSet(at: start, onOutput: onOutput)
+                }
+                breath = (start, frame.time, FlutterStatistics())
+                onOutput(.event(SessionEvent(kind: .breathStarted, time: start, breath: breaths.count + 1, set: sets.count + 1)))
+            }
+            breath?.lastTime = frame.time
+            breath?.statistics.add(frame)
+        } else {
+            closeBreath(onOutput: onOutput)
+            if let last = setBreaths.last, frame.time - last.end >= configuration.setPause {
+                closeSet(at: frame.time, onOutput: onOutput)
+            }
+        }
+        onOutput(.frame(frame))
+        emitEvents(upTo: finalCount - 1, onOutput: onOutput)
+    }
+
+    private mutating func emitEvents(upTo frameIndex: Int, onOutput: (SessionOutput) -> Void) {
+        while let first = anchoredEvents.first, first.frame <= frameIndex {
+            anchoredEvents.removeFirst()
+            var event = first.event
+            huffCoughs += 1
+            if !setBreaths.isEmpty {
+                event.set = sets.count + 1
+                onOutput(.event(event))
+                closeSet(at: event.time, onOutput: onOutput)
+                sets[sets.count - 1].huffCoughs = 1
+            } else {
+                if !sets.isEmpty {
+                    sets[sets.count - 1].huffCoughs += 1
+                    event.set = sets.count
+                }
+                onOutput(.event(event))
+            }
+        }
+    }
+
+    private mutating func closeBreath(onOutput: (SessionOutput) -> Void) {
+        guard let open = breath else { return }
+        breath = nil
+        let s = open.statistics
+        let record = Breath(
+            index: breaths.count + 1, set: sets.count + 1, start: open.start, end: open.lastTime + frameInterval / 2,
+            duration: open.lastTime + frameInterval / 2 - open.start, meanPressure: s.meanPressure,
+            minPressure: s.lowestPressure, maxPressure: s.highestPressure, meanPitch: s.meanPitch,
+            shareInTarget: s.zoneShares?.within, flutterShare: s.flutterShare)
+        breaths.append(record)
+        setBreaths.append(record)
+        setStatistics.add(s)
+        session.add(s)
+        onOutput(.event(SessionEvent(kind: .breathEnded, time: record.start, duration: record.duration, breath: record.index, set: record.set)))
+    }
+
+    private mutating func closeSet(at time: Double, onOutput: (SessionOutput) -> Void) {
+        guard let first = setBreaths.first, let last = setBreaths.last else { return }
+        let set = TherapySet(
+            index: sets.count + 1, start: first.start, end: last.end, breathCount: setBreaths.count, huffCoughs: 0,
+            meanPressure: setStatistics.meanPressure, shareInTarget: setStatistics.zoneShares?.within)
+        sets.append(set)
+        setBreaths.removeAll(keepingCapacity: true)
+        setStatistics = FlutterStatistics()
+        onOutput(.event(SessionEvent(kind: .setEnded, time: set.start, duration: set.end - set.start, set: set.index)))
+    }
+}

@@ -1,0 +1,51 @@
+/// One moment of a session, as the analysis reports it (100 per second by default).
+public struct SessionFrame: Sendable, Hashable, Codable {
+    /// Centre of the audio the frame describes, in seconds from the start of the recording.
+    public var time: Double
+    /// Flutter pitch in Hz, only during an exhalation through the device.
+    public var pitch: Double?
+    /// Expiratory pressure in cmH2O predicted from the pitch by the device's line.
+    public var pressure: Double?
+    /// Normalised autocorrelation of the flutter, 0-1.
+    public var confidence: Double
+    /// Whether the patient is exhaling through the device.
+    public var exhaling: Bool
+    /// Where the pressure lies against the target, when there is a pressure.
+    public var zone: PressureZone?
+    /// Level of the high-passed sound in dB relative to full scale.
+    public var levelDB: Double
+
+    enum CodingKeys: String, CodingKey {
+        case time = "time_s", pitch = "pitch_hz", pressure = "pressure_cmh2o", confidence, exhaling, zone
+        case levelDB = "level_db"
+    }
+}
+
+/// Something that happened in a session.
+public struct SessionEvent: Sendable, Hashable, Codable {
+    /// What happened.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case breathStarted = "breath_started", breathEnded = "breath_ended"
+        case huffCough = "huff_cough", setEnded = "set_ended"
+    }
+
+    public var kind: Kind
+    /// When it started, in seconds from the start of the recording.
+    public var time: Double
+    /// How long it lasted, in seconds (breaths, huff coughs and sets).
+    public var duration: Double?
+    /// The breath's number, from 1 (breath events).
+    public var breath: Int?
+    /// The set's number, from 1.
+    public var set: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case kind = "type", time = "time_s", duration = "duration_s", breath, set
+    }
+}
+
+/// What the analysis hands out while it runs.
+public enum SessionOutput: Sendable, Hashable {
+    case frame(SessionFrame)
+    case event(SessionEvent)
+}

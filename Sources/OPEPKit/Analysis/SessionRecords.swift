@@ -1,0 +1,95 @@
+/// Share of time spent below, in and above the target range.
+public struct ZoneShares: Sendable, Hashable, Codable {
+    public var below: Double
+    public var within: Double
+    public var above: Double
+
+    enum CodingKeys: String, CodingKey { case below, within = "in", above }
+}
+
+/// One exhalation through the device.
+public struct Breath: Sendable, Hashable, Codable {
+    /// Number within the session, from 1.
+    public var index: Int
+    /// Number of the set it belongs to, from 1.
+    public var set: Int
+    /// Start and end, in seconds from the start of the recording.
+    public var start: Double
+    public var end: Double
+    /// `end - start`, in seconds.
+    public var duration: Double
+    /// Pressure statistics over the time a flutter was heard, in cmH2O.
+    public var meanPressure: Double?
+    public var minPressure: Double?
+    public var maxPressure: Double?
+    /// Mean flutter pitch in Hz.
+    public var meanPitch: Double?
+    /// Share of the flutter time in the target range.
+    public var shareInTarget: Double?
+    /// Share of the breath's time with a flutter pitch.
+    public var flutterShare: Double
+
+    enum CodingKeys: String, CodingKey {
+        case index, set, start = "start_s", end = "end_s", duration = "duration_s"
+        case meanPressure = "mean_pressure_cmh2o", minPressure = "min_pressure_cmh2o", maxPressure = "max_pressure_cmh2o"
+        case meanPitch = "mean_pitch_hz", shareInTarget = "share_in_target", flutterShare = "flutter_share"
+    }
+}
+
+/// A set: breaths in a row, closed by huff coughs or a long pause.
+public struct TherapySet: Sendable, Hashable, Codable {
+    /// Number within the session, from 1.
+    public var index: Int
+    /// Start of its first breath and end of its last, in seconds.
+    public var start: Double
+    public var end: Double
+    public var breathCount: Int
+    /// Huff coughs heard after its last breath.
+    public var huffCoughs: Int
+    /// Mean pressure over its flutter time, in cmH2O.
+    public var meanPressure: Double?
+    /// Share of its flutter time in the target range.
+    public var shareInTarget: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case index, start = "start_s", end = "end_s", breathCount = "breaths", huffCoughs = "huff_coughs"
+        case meanPressure = "mean_pressure_cmh2o", shareInTarget = "share_in_target"
+    }
+}
+
+/// The whole session at a glance.
+public struct SessionSummary: Sendable, Hashable, Codable {
+    /// Length of the audio analysed, in seconds.
+    public var duration: Double
+    public var breathCount: Int
+    public var setCount: Int
+    public var huffCoughCount: Int
+    /// Total time exhaling through the device, in seconds.
+    public var exhalationTime: Double
+    /// Mean exhalation length, in seconds.
+    public var meanBreathDuration: Double?
+    /// Mean pressure over all flutter time, in cmH2O.
+    public var meanPressure: Double?
+    /// Mean flutter pitch, in Hz.
+    public var meanPitch: Double?
+    /// Share of the flutter time below, in and above the target.
+    public var zoneShares: ZoneShares?
+    /// Mean exhalation length over mean inhalation length, when enough inhalations were heard.
+    public var exhalationInhalationRatio: Double?
+    /// Inhalations heard (quiet breathing is often inaudible).
+    public var inhalationsHeard: Int
+
+    enum CodingKeys: String, CodingKey {
+        case duration = "duration_s", breathCount = "breaths", setCount = "sets", huffCoughCount = "huff_coughs"
+        case exhalationTime = "exhalation_time_s", meanBreathDuration = "mean_breath_duration_s"
+        case meanPressure = "mean_pressure_cmh2o", meanPitch = "mean_pitch_hz", zoneShares = "time_share"
+        case exhalationInhalationRatio = "exhalation_inhalation_ratio", inhalationsHeard = "inhalations_heard"
+    }
+}
+
+/// Everything the analysis found: summary, breaths and sets.
+public struct SessionReport: Sendable, Hashable, Codable {
+    public var summary: SessionSummary
+    public var breaths: [Breath]
+    public var sets: [TherapySet]
+}

@@ -1,0 +1,210 @@
+/// Finds exhalations through the device, huff coughs and inhalations in a stream of tracker
+/// frames (seed 000 sections 1 and 4C: energy gating, filtering and the tracker's confidence as
+/// layers).
+///
+/// A sound starts when the level rises `onMarginDB` above the noise floor and lasts while it
+/// stays `offMarginDB` above it, bridging dips shorter than `hangover`. Such a sound becomes an
+/// exhalation only once the tracker has held a flutter pitch in loud frames (`onMarginDB` over
+/// the floor) for `confirmDuration` and the sound has lasted `minimumDuration`: breath noise on
+/// inhalation, speech, a cough or a door have no steady flutter in the band, so they never start
+/// one. The exhalation starts where the sound did, but no earlier than `onsetAllowance` before the
+/// flutter that confirmed it. It ends when the flutter or the level has been gone for `hangover`,
+/// at the last frame that had both.
+///
+/// A sound that never flutters is a huff cough when it is short (`huffDurations`) and loud
+/// (`huffMarginDB` over the floor), an inhalation when it is quieter and `inhalationDurations`
+/// long, and is ignored otherwise. Decisions refer back to earlier frames by index; none lies
+/// further back than ``decisionDelay`` frames.
+public struct ExhalationDetector {
+    /// The detector's parameters in real units.
+    public struct Configuration: Sendable, Hashable, Codable {
+        /// Level over the noise floor that starts a sound, in dB (default 10).
+        public var onMarginDB: Double = 10
+        /// Level over the noise floor that keeps a sound going, in dB (default 5).
+        public var offMarginDB: Double = 5
+        /// A fixed noise floor in dB (a calibration); nil to learn it (the default).
+        public var noiseFloorDB: Double?
+        /// Share of recent levels outside exhalations that lie below the learnt floor (default 0.2).
+        public var floorPercentile: Double = 0.2
+        /// How much recent sound outside exhalations the learnt floor considers, in seconds (default 5).
+        public var floorWindow: Double = 5
+        /// Levels below this never count as sound, in dB (default -100).
+        public var absoluteFloorDB: Double = -100
+        /// Flutter needed before a sound counts as an exhalation, in seconds (default 0.1).
+        public var confirmDuration: Double = 0.1
+        /// Shortest exhalation, in seconds (default 0.5).
+        public var minimumDuration: Double = 0.5
+        /// How long before its confirming flutter an exhalation may start, in seconds (default 0.4:
+        /// the tracker reports a flutter about 0.25 s after it begins).
+        public var onsetAllowance: Double = 0.4
+        /// Longest wait from the start of a sound to its confirmation, in seconds (default 1); a
+        /// sound that has not fluttered by then starts afresh.
+        public var maximumConfirmDelay: Double = 1
+        /// During an exhalation, frames this far below the exhalation's own mean level count as
+        /// quiet whatever the floor, in dB (default 20).
+        public var releaseDropDB: Double = 20
+        /// Gap in flutter or level that ends a sound, in seconds (default 0.3).
+        public var hangover: Double = 0.3
+        /// Durations of a huff cough, in seconds (default 0.15-1.5).
+        public var huffDurations: ClosedRange<Double> = 0.15...1.5
+        /// Loudness of a huff cough over the noise floor, in dB (default 20).
+        public var huffMarginDB: Double = 20
+        /// Durations of an audible inhalation, in seconds (default 0.3-3).
+        public var inhalationDurations: ClosedRange<Double> = 0.3...3
+
+        public init() {}
+
+        /// Throws if any value is out of its range, naming the parameter, the value and the limit.
+        public func validate() throws(EngineConfigurationError) {
+            try require(onMarginDB > 0 && onMarginDB <= 60, "onMarginDB", onMarginDB, "in (0, 60] dB")
+            try require(offMarginDB >= 0 && offMarginDB <= onMarginDB, "offMarginDB", offMarginDB, "between 0 and onMarginDB (\(onMarginDB) dB)")
+            if let noiseFloorDB {
+                try require(noiseFloorDB >= -200 && noiseFloorDB <= 0, "noiseFloorDB", noiseFloorDB, "between -200 and 0 dB")
+            }
+            try require(floorPercentile >= 0 && floorPercentile <= 0.5, "floorPercentile", floorPercentile, "between 0 and 0.5")
+            try require(floorWindow >= 0.5 && floorWindow <= 120, "floorWindow", floorWindow, "between 0.5 and 120 s")
+            try require(confirmDuration >= 0 && confirmDuration <= 2, "confirmDuration", confirmDuration, "between 0 and 2 s")
+            try require(minimumDuration >= 0.1 && minimumDuration <= 10, "minimumDuration", minimumDuration, "between 0.1 and 10 s")
+            try require(maximumConfirmDelay >= max(confirmDuration, minimumDuration) && maximumConfirmDelay <= 5, "maximumConfirmDelay", maximumConfirmDelay, "between max(confirmDuration, minimumDuration) and 5 s")
+            try require(releaseDropDB >= offMarginDB && releaseDropDB <= 80, "releaseDropDB", releaseDropDB, "between offMarginDB (\(offMarginDB) dB) and 80 dB")
+            try require(onsetAllowance >= 0 && onsetAllowance <= 2, "onsetAllowance", onsetAllowance, "between 0 and 2 s")
+            try require(hangover >= 0.02 && hangover <= 2, "hangover", hangover, "between 0.02 and 2 s")
+            try require(huffDurations.lowerBound > 0, "huffDurations", huffDurations.lowerBound, "positive")
+            try require(huffMarginDB >= onMarginDB, "huffMarginDB", huffMarginDB, "at least onMarginDB (\(onMarginDB) dB)")
+            try require(inhalationDurations.lowerBound > 0, "inhalationDurations", inhalationDurations.lowerBound, "positive")
+        }
+    }
+
+    /// What the detector decided, with frame indices counted from the first frame.
+    public enum Decision: Sendable, Hashable {
+        /// An exhalation starting at `first` has been confirmed.
+        case exhalationStarted(first: Int)
+        /// The current exhalation ended with frame `last`.
+        case exhalationEnded(last: Int)
+        /// A huff cough over frames `first...last`.
+        case huffCough(first: Int, last: Int)
+        /// An inhalation over frames `first...last`.
+        case inhalation(first: Int, last: Int)
+    }
+
+    public let configuration: Configuration
+    /// Spacing of the frames in seconds.
+    public let frameInterval: Double
+    /// The furthest back, in frames, that a decision can refer.
+    public let decisionDelay: Int
+
+    private var floor: NoiseFloor
+    private let confirmFrames: Int
+    private let minimumFrames: Int
+    private let maximumConfirmFrames: Int
+    private let hangoverFrames: Int
+    private let onsetFrames: Int
+    private var frameIndex = 0
+    private var sound: Sound?
+
+    private struct Sound {
+        var first: Int
+        var lastLoud: Int
+        var lastPitched: Int
+        var pitchedRun = 0
+        var peakLevel: Double
+        var exhaling = false
+        var pitchedLevelSum = 0.0
+        var pitchedFrames = 0
+        var meanPitchedLevel: Double? { pitchedFrames > 0 ? pitchedLevelSum / Double(pitchedFrames) : nil }
+    }
+
+    /// The current noise floor in dB, nil before the first frame.
+    public var noiseFloorDB: Double? { floor.level }
+    /// Whether an exhalation is under way.
+    public var isExhaling: Bool { sound?.exhaling ?? false }
+
+    public init(configuration: Configuration, frameInterval: Double) throws(EngineConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.frameInterval = frameInterval
+        floor = NoiseFloor(
+            fixedLevel: configuration.noiseFloorDB, percentile: configuration.floorPercentile,
+            windowFrames: Int((configuration.floorWindow / frameInterval).rounded()))
+        func frames(_ seconds: Double) -> Int { max(1, Int((seconds / frameInterval).rounded())) }
+        confirmFrames = frames(configuration.confirmDuration)
+        minimumFrames = frames(configuration.minimumDuration)
+        maximumConfirmFrames = frames(configuration.maximumConfirmDelay)
+        hangoverFrames = frames(configuration.hangover)
+        onsetFrames = frames(configuration.onsetAllowance)
+        decisionDelay = maximumConfirmFrames + hangoverFrames + 1
+    }
+
+    public mutating func reset() {
+        floor.reset()
+        frameIndex = 0
+        sound = nil
+    }
+
+    /// Takes the next frame's level (dB) and whether the tracker holds a flutter pitch in it;
+    /// returns what that frame decided, if anything (at most one decision per frame).
+    public mutating func process(levelDB: Double, pitched: Bool) -> Decision? {
+        let i = frameIndex
+        frameIndex += 1
+        floor.update(max(levelDB, configuration.absoluteFloorDB), frozen: isExhaling)
+        let floorLevel = max(floor.level ?? levelDB, configuration.absoluteFloorDB)
+        var threshold = floorLevel + configuration.offMarginDB
+        if let current = sound, current.exhaling, let breathLevel = current.meanPitchedLevel {
+            threshold = max(threshold, breathLevel - configuration.releaseDropDB)
+        }
+        let loud = levelDB >= threshold
+        guard var current = sound else {
+            if levelDB >= floorLevel + configuration.onMarginDB {
+                sound = Sound(first: i, lastLoud: i, lastPitched: pitched ? i : i - 1, pitchedRun: pitched ? 1 : 0, peakLevel: levelDB - floorLevel)
+            }
+            return nil
+        }
+        let strong = levelDB >= floorLevel + configuration.onMarginDB
+        if loud { current.lastLoud = i }
+        if pitched {
+            current.lastPitched = i
+            current.pitchedLevelSum += levelDB
+            current.pitchedFrames += 1
+        }
+        current.pitchedRun = pitched && (strong || current.exhaling) ? current.pitchedRun + 1 : 0
+        current.peakLevel = max(current.peakLevel, levelDB - floorLevel)
+        if current.exhaling {
+            if i - current.lastPitched > hangoverFrames || i - current.lastLoud > hangoverFrames {
+                sound = nil
+                return .exhalationEnded(last: min(current.lastPitched, current.lastLoud))
+            }
+        } else if current.pitchedRun >= confirmFrames && i - current.first + 1 >= minimumFrames {
+            current.exhaling = true
+            current.first = max(current.first, i - current.pitchedRun + 1 - onsetFrames)
+            sound = current
+            return .exhalationStarted(first: current.first)
+        } else if i - current.lastLoud > hangoverFrames {
+            sound = nil
+            return classify(current)
+        } else if i - current.first >= maximumConfirmFrames {
+            current.first = i - current.pitchedRun + 1
+            current.peakLevel = levelDB - floorLevel
+        }
+        sound = current
+        return nil
+    }
+
+    /// Ends the stream: closes an exhalation or a sound still under way.
+    public mutating func finish() -> Decision? {
+        guard let current = sound else { return nil }
+        sound = nil
+        if current.exhaling { return .exhalationEnded(last: min(current.lastPitched, current.lastLoud)) }
+        return classify(current)
+    }
+
+    private func classify(_ sound: Sound) -> Decision? {
+        let duration = Double(sound.lastLoud - sound.first + 1) * frameInterval
+        if sound.peakLevel >= configuration.huffMarginDB, configuration.huffDurations.contains(duration) {
+            return .huffCough(first: sound.first, last: sound.lastLoud)
+        }
+        if sound.peakLevel < configuration.huffMarginDB, configuration.inhalationDurations.contains(duration) {
+            return .inhalation(first: sound.first, last: sound.lastLoud)
+        }
+        return nil
+    }
+}

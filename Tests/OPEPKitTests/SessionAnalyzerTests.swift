@@ -1,0 +1,167 @@
+import XCTest
+@testable import OPEPKit
+
+final class SessionAnalyzerTests: XCTestCase {
+    private struct Run {
+        var frames: [SessionFrame] = []
+        var events: [SessionEvent] = []
+        var report: SessionReport?
+    }
+
+    private func analyse(_ samples: [Float], sampleRate: Double, chunk: Int? = nil, configure: (inout SessionAnalyzer.Configuration) -> Void = { _ in }) throws -> Run {
+        var configuration = SessionAnalyzer.Configuration(sampleRate: sampleRate)
+        configure(&configuration)
+        var analyzer = try SessionAnalyzer(configuration: configuration)
+        var run = Run()
+        let collect: (SessionOutput) -> Void = { output in
+            switch output {
+            case let .frame(frame): run.frames.append(frame)
+            case let .event(event): run.events.append(event)
+            }
+        }
+        let step = chunk ?? samples.count
+        var start = 0
+        while start < samples.count {
+            let end = min(samples.count, start + step)
+            analyzer.process(Array(samples[start..<end]), onOutput: collect)
+            start = end
+        }
+        run.report = analyzer.finish(onOutput: collect)
+        return run
+    }
+
+    func testCountsBreathsSetsAndHuffCoughs() throws {
+        for sampleRate in [16000.0, 44100] {
+            let session = TestSession(sampleRate: sampleRate, sets: 2, breathsPerSet: 4)
+            let run = try analyse(session.samples, sampleRate: sampleRate)
+            let report = try XCTUnwrap(run.report)
+            XCTAssertEqual(report.summary.breathCount, 8, "\(sampleRate) Hz")
+            XCTAssertEqual(report.summary.setCount, 2)
+            XCTAssertEqual(report.sets.map(\.breathCount), [4, 4])
+            XCTAssertEqual(report.summary.huffCoughCount, 4)
+            XCTAssertEqual(report.sets.map(\.huffCoughs), [2, 2])
+            for (found, truth) in zip(report.breaths, session.exhalations) {
+                XCTAssertEqual(found.start, truth.start, accuracy: 0.1)
+                XCTAssertEqual(found.end, truth.end, accuracy: 0.15)
+                XCTAssertEqual(try XCTUnwrap(found.meanPitch), truth.pitch, accuracy: 0.15)
+                XCTAssertEqual(try XCTUnwrap(found.meanPressure), DeviceProfile.acapella.pressure(forPitch: truth.pitch), accuracy: 0.17)
+            }
+            XCTAssertGreaterThanOrEqual(report.summary.inhalationsHeard, 3)
+            XCTAssertNotNil(report.summary.exhalationInhalationRatio)
+        }
+    }
+
+    func testFramesAndEventsAreTheSameWhateverTheChunkSplit() throws {
+        let session = TestSession(sampleRate: 8000, sets: 1, breathsPerSet: 2)
+        let whole = try analyse(session.samples, sampleRate: 8000)
+        XCTAssertEqual(whole.report?.summary.breathCount, 2)
+        for chunk in [1, 333, 8000] {
+            let split = try analyse(session.samples, sampleRate: 8000, chunk: chunk)
+            XCTAssertEqual(split.frames, whole.frames, "chunk \(chunk)")
+            XCTAssertEqual(split.events, whole.events, "chunk \(chunk)")
+            XCTAssertEqual(split.report, whole.report, "chunk \(chunk)")
+        }
+    }
+
+    func testFramesAreRegularAndPitchOnlyWhileExhaling() throws {
+        let session = TestSession(sampleRate: 16000, sets: 1, breathsPerSet: 3)
+        let run = try analyse(session.samples, sampleRate: 16000)
+        let spacing = zip(run.frames.dropFirst(), run.frames).map { $0.time - $1.time }
+        XCTAssertEqual(spacing.min() ?? 0, spacing.max() ?? 1, accuracy: 1e-9)
+        XCTAssertLessThanOrEqual(spacing.max() ?? 1, 0.1)
+        for frame in run.frames {
+            if frame.pitch != nil { XCTAssertTrue(frame.exhaling) }
+            XCTAssertEqual(frame.pressure == nil, frame.pitch == nil)
+            XCTAssertEqual(frame.zone == nil, frame.pitch == nil)
+            XCTAssertTrue((0...1).contains(frame.confidence))
+        }
+        let outside = run.frames.filter { frame in !session.exhalations.contains { frame.time >= $0.start && frame.time <= $0.end } }
+        let falseReports = outside.filter { $0.pitch != nil }.count
+        XCTAssertLessThanOrEqual(Double(falseReports) / Double(outside.count), 0.01)
+    }
+
+    func testEventsComeInOrderAndMatchTheReport() throws {
+        let session = TestSession(sampleRate: 16000, sets: 2, breathsPerSet: 2)
+        let run = try analyse(session.samples, sampleRate: 16000)
+        let report = try XCTUnwrap(run.report)
+        XCTAssertEqual(run.events.filter { $0.kind == .breathStarted }.count, report.breaths.count)
+        XCTAssertEqual(run.events.filter { $0.kind == .breathEnded }.map(\.breath), report.breaths.map(\.index))
+        XCTAssertEqual(run.events.filter { $0.kind == .setEnded }.map(\.set), report.sets.map(\.index))
+        XCTAssertEqual(run.events.filter { $0.kind == .huffCough }.count, report.summary.huffCoughCount)
+        let kinds = run.events.map(\.kind)
+        XCTAssertEqual(kinds.first, .breathStarted)
+        XCTAssertEqual(kinds.filter { $0 != .huffCough }.last, .setEnded)
+        let huffs = run.events.filter { $0.kind == .huffCough }
+        XCTAssertEqual(huffs.map(\.set), [1, 1, 2, 2])
+        XCTAssertEqual(zip(huffs.map(\.time), session.huffs).map { abs($0 - $1) < 0.1 }, [true, true, true, true])
+    }
+
+    func testSpeechDoorAndBreathNoiseStartNoBreath() throws {
+        let rate = 16000.0
+        var door = [Float](repeating: 0, count: Int(rate))
+        var rng = SeededGenerator(seed: 9)
+        for i in 0..<Int(0.08 * rate) { door[i] = Float(0.5 * exp(-Double(i) / (0.01 * rate)) * rng.gaussian()) }
+        let cases: [(String, [Float])] = [
+            ("speech", TestSignals.speechLike(sampleRate: rate, duration: 8, rms: 0.05)),
+            ("door", door + TestSignals.noise(sampleRate: rate, duration: 1, rms: 0.001)),
+            ("inhalation noise", TestSignals.noise(sampleRate: rate, duration: 1.2, rms: 0.01)),
+        ]
+        for (name, sound) in cases {
+            let signal = TestSignals.noise(sampleRate: rate, duration: 2, rms: 0.001) + sound + TestSignals.noise(sampleRate: rate, duration: 2, rms: 0.001)
+            let run = try analyse(signal, sampleRate: rate)
+            XCTAssertEqual(run.report?.summary.breathCount, 0, name)
+            XCTAssertFalse(run.frames.contains { $0.pitch != nil }, name)
+        }
+    }
+
+    func testBackgroundSpeechAndMusicDoNotChangeTheCount() throws {
+        let rate = 16000.0
+        for (name, level) in [("speech", 0.005), ("music", 0.005)] {
+            let session = TestSession(sampleRate: rate, sets: 1, breathsPerSet: 4)
+            let duration = Double(session.samples.count) / rate
+            let background = name == "speech"
+                ? TestSignals.speechLike(sampleRate: rate, duration: duration, rms: level)
+                : TestSignals.musicLike(sampleRate: rate, duration: duration, rms: level)
+            var signal = session.samples
+            for i in signal.indices { signal[i] += background[i] }
+            let run = try analyse(signal, sampleRate: rate)
+            XCTAssertEqual(run.report?.summary.breathCount, 4, name)
+            let outside = run.frames.filter { frame in !session.exhalations.contains { frame.time >= $0.start && frame.time <= $0.end } }
+            XCTAssertLessThanOrEqual(Double(outside.filter { $0.pitch != nil }.count) / Double(outside.count), 0.01, name)
+        }
+    }
+
+    func testFixedNoiseFloorAndTargetAreHonoured() throws {
+        let session = TestSession(sampleRate: 16000, sets: 1, breathsPerSet: 4, pitches: [12, 16, 20, 24])
+        let run = try analyse(session.samples, sampleRate: 16000) { configuration in
+            configuration.detector.noiseFloorDB = -50
+            configuration.target = TargetRange(lowerCmH2O: 12, upperCmH2O: 18)
+        }
+        let report = try XCTUnwrap(run.report)
+        XCTAssertEqual(report.summary.breathCount, 4)
+        let shares = try XCTUnwrap(report.summary.zoneShares)
+        XCTAssertEqual(shares.below, 0.25, accuracy: 0.03, "12 Hz is 8.8 cmH2O")
+        XCTAssertEqual(shares.within, 0.5, accuracy: 0.03, "16 and 20 Hz are 13.2 and 17.7 cmH2O")
+        XCTAssertEqual(shares.above, 0.25, accuracy: 0.03, "24 Hz is 22.2 cmH2O")
+        XCTAssertEqual(shares.below + shares.within + shares.above, 1, accuracy: 1e-9)
+    }
+
+    func testAFloorAboveTheBreathsHearsNothing() throws {
+        let session = TestSession(sampleRate: 16000, sets: 1, breathsPerSet: 2)
+        let run = try analyse(session.samples, sampleRate: 16000) { $0.detector.noiseFloorDB = -3 }
+        XCTAssertEqual(run.report?.summary.breathCount, 0)
+    }
+
+    func testInvalidConfigurationNamesTheParameter() {
+        var configuration = SessionAnalyzer.Configuration(sampleRate: 44100)
+        configuration.setPause = 0
+        XCTAssertThrowsError(try SessionAnalyzer(configuration: configuration)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "setPause")
+        }
+        configuration = SessionAnalyzer.Configuration(sampleRate: 44100)
+        configuration.detector.offMarginDB = 12
+        XCTAssertThrowsError(try SessionAnalyzer(configuration: configuration)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "offMarginDB")
+        }
+    }
+}
