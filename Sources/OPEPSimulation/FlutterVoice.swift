@@ -29,7 +29,7 @@ struct ExhalationSound: Sendable {
 /// rocker at the flutter pitch, a click each time the rocker closes and a weak component at the
 /// pitch itself. A nominal exhalation (level 1) has an RMS of about 1.
 struct FlutterVoice: Sendable {
-    private static let clickLevel = 2.5
+    private static let clickLevel = 1.5
     private static let fundamentalLevel = 0.5
 
     private let sampleRate: Double
