@@ -5,6 +5,63 @@
 struct SyntheticSpeech: InterferenceSource {
     private enum Segment { case pause, consonant, vowel }
 
+    /// Glottal pulses to sound: glottal flow shaping, lip radiation and three formants in cascade.
+    private struct VocalTract {
+        private let sampleRate: Double
+        private var glottalFlow: OnePole
+        private var glottalShape: OnePole
+        private var previousFlow = 0.0
+        private var formant1: Resonator
+        private var formant2: Resonator
+        private var formant3: Resonator
+
+        init(sampleRate: Double) {
+            self.sampleRate = sampleRate
+            glottalFlow = OnePole(cutoff: 200, sampleRate: sampleRate)
+            glottalShape = OnePole(cutoff: 200, sampleRate: sampleRate)
+            (formant1, formant2, formant3) = Self.formants(of: SyntheticSpeech.vowels[0], sampleRate: sampleRate)
+        }
+
+        /// Moves the formants to those of `vowel`, keeping their state.
+        mutating func shape(_ vowel: (Double, Double, Double)) {
+            let formants = Self.formants(of: vowel, sampleRate: sampleRate)
+            formant1.retune(like: formants.0)
+            formant2.retune(like: formants.1)
+            formant3.retune(like: formants.2)
+        }
+
+        private static func formants(
+            of vowel: (Double, Double, Double), sampleRate: Double
+        ) -> (Resonator, Resonator, Resonator) {
+            let ceiling = 0.42 * sampleRate
+            return (
+                Resonator(formant: min(vowel.0, ceiling), bandwidth: 80, sampleRate: sampleRate),
+                Resonator(formant: min(vowel.1, ceiling), bandwidth: 100, sampleRate: sampleRate),
+                Resonator(formant: min(vowel.2, ceiling), bandwidth: 120, sampleRate: sampleRate)
+            )
+        }
+
+        mutating func process(_ excitation: Double) -> Double {
+            let flow = glottalShape.process(glottalFlow.process(excitation))
+            let radiated = flow - previousFlow
+            previousFlow = flow
+            return formant3.process(formant2.process(formant1.process(radiated)))
+        }
+
+        /// The RMS of a steady /a/ at 150 Hz, to scale vowels to an RMS of about 1.
+        static func steadyVowelRMS(sampleRate: Double) -> Double {
+            var tract = VocalTract(sampleRate: sampleRate)
+            var glottis = Phasor(frequency: 150, sampleRate: sampleRate)
+            let count = Int(0.3 * sampleRate)
+            var energy = 0.0
+            for _ in 0..<count {
+                let y = tract.process(glottis.advance() ? 1 : 0)
+                energy += y * y
+            }
+            return (energy / Double(count)).squareRoot()
+        }
+    }
+
     /// F1, F2, F3 in Hz of a few vowels.
     private static let vowels: [(Double, Double, Double)] = [
         (730, 1090, 2440), (270, 2290, 3010), (300, 870, 2240), (530, 1840, 2480),
@@ -22,12 +79,8 @@ struct SyntheticSpeech: InterferenceSource {
     private var phrasePitch = 0.0
     private var syllablePitch = 0.0
     private var glottis: Phasor
-    private var glottalFlow: OnePole
-    private var glottalShape: OnePole
-    private var previousFlow = 0.0
-    private var formant1: Resonator
-    private var formant2: Resonator
-    private var formant3: Resonator
+    private var tract: VocalTract
+    private let voicedGain: Double
     private var fricative: ShapedNoise
 
     init(sampleRate: Double, generator: SeededGenerator) {
@@ -36,11 +89,8 @@ struct SyntheticSpeech: InterferenceSource {
         talkerPitch = g.uniform(100...220)
         remaining = Int(g.uniform(0.1...1) * sampleRate)
         glottis = Phasor(frequency: talkerPitch, sampleRate: sampleRate)
-        glottalFlow = OnePole(cutoff: 200, sampleRate: sampleRate)
-        glottalShape = OnePole(cutoff: 200, sampleRate: sampleRate)
-        formant1 = Resonator(formant: 500, bandwidth: 80, sampleRate: sampleRate)
-        formant2 = Resonator(formant: 1500, bandwidth: 100, sampleRate: sampleRate)
-        formant3 = Resonator(formant: 2500, bandwidth: 120, sampleRate: sampleRate)
+        tract = VocalTract(sampleRate: sampleRate)
+        voicedGain = 1 / VocalTract.steadyVowelRMS(sampleRate: sampleRate)
         fricative = ShapedNoise(band: 2500...7000, sampleRate: sampleRate, generator: SeededGenerator(seed: g.next()))
         self.generator = g
     }
@@ -55,7 +105,7 @@ struct SyntheticSpeech: InterferenceSource {
         case .pause:
             return 0
         case .consonant:
-            return 0.3 * smoothstep(progress / 0.2) * smoothstep((1 - progress) / 0.5) * fricative.next()
+            return 0.2 * smoothstep(progress / 0.2) * smoothstep((1 - progress) / 0.5) * fricative.next()
         case .vowel:
             var excitation = 0.0
             if glottis.advance() {
@@ -63,10 +113,7 @@ struct SyntheticSpeech: InterferenceSource {
                 let contour = 1 + 0.2 * progress * (1 - progress)
                 glottis.increment = syllablePitch * contour * (1 + 0.015 * generator.bipolar()) / sampleRate
             }
-            let flow = glottalShape.process(glottalFlow.process(excitation))
-            let radiated = flow - previousFlow
-            previousFlow = flow
-            let voiced = formant3.process(formant2.process(formant1.process(radiated)))
+            let voiced = voicedGain * tract.process(excitation)
             return smoothstep(progress / 0.15) * smoothstep((1 - progress) / 0.3) * voiced
         }
     }
@@ -86,11 +133,7 @@ struct SyntheticSpeech: InterferenceSource {
             let position = Double(phraseLength - syllablesLeft) / Double(phraseLength)
             syllablesLeft -= 1
             syllablePitch = phrasePitch * (1.08 - 0.16 * position) * generator.uniform(0.94...1.08)
-            let vowel = Self.vowels[generator.integer(0...(Self.vowels.count - 1))]
-            let ceiling = 0.42 * sampleRate
-            formant1.retune(like: Resonator(formant: min(vowel.0, ceiling), bandwidth: 80, sampleRate: sampleRate))
-            formant2.retune(like: Resonator(formant: min(vowel.1, ceiling), bandwidth: 100, sampleRate: sampleRate))
-            formant3.retune(like: Resonator(formant: min(vowel.2, ceiling), bandwidth: 120, sampleRate: sampleRate))
+            tract.shape(Self.vowels[generator.integer(0...(Self.vowels.count - 1))])
             if generator.nextUnit() < 0.6 {
                 begin(.consonant, seconds: generator.uniform(0.03...0.07))
             } else {
