@@ -41,8 +41,11 @@ public struct SessionSimulator: Sendable {
         microphone = MicrophoneResponse(sampleRate: sampleRate)
     }
 
-    /// Renders the next up to `maxFrames` samples (mono Float), replacing `buffer`; returns count, 0 at the end.
-    /// Streaming: memory must not grow with session length (an hour-long session must be renderable in chunks).
+    /// Renders the next up to `maxFrames` samples (mono, in [-1, 1]) into `buffer`, replacing its
+    /// contents, and returns how many were rendered: 0 once the session is over.
+    ///
+    /// Chunks may have any size; the concatenated samples are the same whatever the sizes. Memory
+    /// stays constant however long the session.
     public mutating func render(into buffer: inout [Float], maxFrames: Int) -> Int {
         let count = max(0, min(maxFrames, totalFrames - position))
         if buffer.count != count {
