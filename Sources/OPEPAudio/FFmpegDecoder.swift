@@ -1,0 +1,149 @@
+import Foundation
+
+/// Locates ffmpeg and ffprobe on the PATH.
+enum FFmpegTools {
+    /// Whether this platform can spawn processes at all.
+    static var canSpawnProcesses: Bool {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        return false
+        #else
+        return true
+        #endif
+    }
+
+    /// The full path of an executable named `name` found on the PATH.
+    static func locate(_ name: String) -> String? {
+        guard canSpawnProcesses, let searchPath = ProcessInfo.processInfo.environment["PATH"] else { return nil }
+        for directory in searchPath.split(separator: ":") where !directory.isEmpty {
+            let candidate = String(directory) + "/" + name
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+#if !(os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+
+/// Decodes any format ffmpeg understands by streaming its 32-bit float WAV output through a pipe.
+///
+/// ffmpeg keeps the native sample rate and channel layout; channels are averaged here like every
+/// other source. Its standard error goes to a temporary file so that a chatty decoder can never
+/// block on a full pipe.
+final class FFmpegDecoder: AudioSource {
+    let sampleRate: Double
+    let formatDescription: String
+    let frameCount: Int? = nil
+    var warnings: [String] { decoder.warnings + ffmpegWarnings }
+
+    private let path: String
+    private let process: Process
+    private let output: FileHandle
+    private let errorLogURL: URL
+    private let decoder: WAVDecoder
+    private var ffmpegWarnings: [String] = []
+    private var exitChecked = false
+
+    /// Starts ffmpeg on `path` and parses the header of its output.
+    init(path: String, ffmpeg: String) throws(AudioInputError) {
+        self.path = path
+        let source = "file:" + URL(fileURLWithPath: path).path
+        let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("opep-ffmpeg-\(UUID().uuidString).log")
+        guard FileManager.default.createFile(atPath: logURL.path, contents: nil),
+              let errorLog = FileHandle(forWritingAtPath: logURL.path) else {
+            throw .ffmpegFailed(path: path, status: -1, message: "cannot create a log file in \(FileManager.default.temporaryDirectory.path)")
+        }
+        let pipe = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = [
+            "-v", "error", "-nostdin", "-i", source, "-map", "0:a:0",
+            "-map_metadata", "-1", "-flags", "+bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-",
+        ]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = pipe
+        process.standardError = errorLog
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(at: logURL)
+            throw .ffmpegFailed(path: path, status: -1, message: "cannot launch \(ffmpeg): \(error.localizedDescription)")
+        }
+        try? errorLog.close()
+        try? pipe.fileHandleForWriting.close()
+        self.process = process
+        self.output = pipe.fileHandleForReading
+        self.errorLogURL = logURL
+
+        let stream = ByteStream(handle: output, path: path, fileSize: nil, closesHandle: false)
+        do {
+            decoder = try WAVDecoder(stream: stream)
+        } catch {
+            if !stream.reachedEnd {
+                try? output.close()
+                process.terminate()
+            }
+            process.waitUntilExit()
+            let status = process.terminationStatus
+            let message = Self.firstLine(of: logURL)
+            try? FileManager.default.removeItem(at: logURL)
+            if status != 0 || !message.isEmpty {
+                throw .ffmpegFailed(path: path, status: status, message: message.isEmpty ? "no output" : message)
+            }
+            throw error
+        }
+        sampleRate = decoder.sampleRate
+        let codec = Self.codecName(of: source)
+        formatDescription = "\(codec.map { "\($0) " } ?? "")decoded by ffmpeg, "
+            + describeLayout(channels: decoder.channelCount, sampleRate: decoder.sampleRate)
+    }
+
+    deinit {
+        try? output.close()
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: errorLogURL)
+    }
+
+    func read(into buffer: inout [Float], maxFrames: Int) throws(AudioInputError) -> Int {
+        let count = try decoder.read(into: &buffer, maxFrames: maxFrames)
+        if count == 0 && maxFrames > 0 && !exitChecked {
+            exitChecked = true
+            process.waitUntilExit()
+            let message = Self.firstLine(of: errorLogURL)
+            guard process.terminationStatus == 0 else {
+                throw .ffmpegFailed(path: path, status: process.terminationStatus, message: message.isEmpty ? "no message" : message)
+            }
+            if !message.isEmpty { ffmpegWarnings.append("ffmpeg reported: \(message)") }
+        }
+        return count
+    }
+
+    private static func firstLine(of url: URL) -> String {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return "" }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        let text = String(decoding: head, as: UTF8.self)
+        return text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+    }
+
+    /// The codec of the first audio stream according to ffprobe, if available.
+    private static func codecName(of source: String) -> String? {
+        guard let ffprobe = FFmpegTools.locate("ffprobe") else { return nil }
+        let pipe = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffprobe)
+        process.arguments = ["-v", "quiet", "-select_streams", "a:0", "-show_entries", "stream=codec_name",
+                             "-of", "default=noprint_wrappers=1:nokey=1", source]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        try? pipe.fileHandleForWriting.close()
+        let data = (try? pipe.fileHandleForReading.readToEnd()) ?? nil
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let data else { return nil }
+        let name = String(decoding: data.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.isEmpty || name.contains("\n") ? nil : name
+    }
+}
+
+#endif

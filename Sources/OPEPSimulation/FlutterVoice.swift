@@ -1,0 +1,100 @@
+import Foundation
+import OPEPKit
+
+/// The random details of one exhalation's sound.
+struct ExhalationSound: Sendable {
+    var breath: TrueBreath
+    /// Exponent of the rocker's pulse shape `sin(π x)^(2 p)`.
+    var pulseExponent: Double
+    /// Resonance of the rocker's closing click in Hz (kept below 0.4 × the sample rate on use).
+    var clickFrequency: Double
+    /// 1/e decay time of the click in seconds.
+    var clickDecay: Double
+    /// Seconds of the loudness fade at the end.
+    var release: Double
+    /// Amplitude relative to a nominal exhalation: louder at higher pressure, plus a random ±1.5 dB.
+    var level: Double
+
+    init(breath: TrueBreath, using g: inout SeededGenerator) {
+        self.breath = breath
+        pulseExponent = g.uniform(2...3)
+        clickFrequency = g.uniform(1500...4000)
+        clickDecay = g.uniform(0.003...0.005)
+        release = g.uniform(0.05...0.1)
+        level = (breath.plateauPressure / 15).squareRoot() * amplitude(decibels: g.uniform(-1.5...1.5))
+    }
+}
+
+/// The sound of air through the device: flow noise (200 Hz-6 kHz) amplitude-modulated by the
+/// rocker at the flutter pitch, a click each time the rocker closes and a weak component at the
+/// pitch itself. A nominal exhalation (level 1) has an RMS of about 1.
+struct FlutterVoice: Sendable {
+    private static let clickLevel = 1.5
+    private static let fundamentalLevel = 0.5
+
+    private let sampleRate: Double
+    private let device: DeviceProfile
+    private let depth: Double
+    private var flow: ShapedNoise
+    private var jitter: SeededGenerator
+    private var click: Resonator
+    private var pulse = WaveTable(shape: { _ in 0 })
+    private var normalization = 1.0
+    private var phase = 0.0
+    private var cycleGain = 1.0
+    private var envelope: OnePole
+
+    init(configuration c: SimulationConfiguration) {
+        sampleRate = c.sampleRate
+        device = c.device
+        depth = c.modulationDepth
+        flow = ShapedNoise(band: 200...6000, sampleRate: c.sampleRate, generator: SeededGenerator(seed: c.seed, stream: .flutter))
+        jitter = SeededGenerator(seed: c.seed, stream: .clicks)
+        click = Resonator(frequency: 1000, decayTime: 0.004, sampleRate: c.sampleRate)
+        envelope = OnePole(timeConstant: 0.0005, sampleRate: c.sampleRate)
+    }
+
+    /// Prepares the rocker for a new exhalation: its pulse shape, click and a closed valve.
+    mutating func begin(_ sound: ExhalationSound) {
+        let exponent = sound.pulseExponent
+        pulse = WaveTable { x in pow(sin(Double.pi * x), 2 * exponent) }
+        let closed = 1 - depth
+        normalization = 1 / WaveTable { x in closed + depth * pow(sin(Double.pi * x), 2 * exponent) }.meanSquare.squareRoot()
+        click.retune(like: Resonator(
+            frequency: min(sound.clickFrequency, 0.4 * sampleRate), decayTime: sound.clickDecay, sampleRate: sampleRate))
+        phase = 0
+        cycleGain = 1
+    }
+
+    /// Adds the exhalation's sound for `frames` (session frame numbers) into `output`, whose first
+    /// element is frame `firstFrame`.
+    mutating func render(
+        _ sound: ExhalationSound, level: Double, frames: Range<Int>,
+        into output: UnsafeMutableBufferPointer<Double>, firstFrame: Int
+    ) {
+        let breath = sound.breath
+        let attack = breath.trajectory.attack
+        let duration = breath.trajectory.duration
+        let closed = (1 - depth) * normalization
+        for frame in frames {
+            let time = Double(frame) / sampleRate
+            let local = time - breath.start
+            let loudness = level * smoothstep(local / attack) * smoothstep((duration - local) / sound.release)
+            var target = closed
+            var fundamental = 0.0
+            var excitation = 0.0
+            if let pitch = breath.pitch(at: time, device: device) {
+                phase += pitch / sampleRate
+                if phase >= 1 {
+                    phase -= 1
+                    cycleGain = 1 + 0.08 * jitter.bipolar()
+                    excitation = Self.clickLevel * (1 + 0.2 * jitter.bipolar())
+                }
+                target = closed + depth * normalization * cycleGain * pulse.value(at: phase)
+                fundamental = Self.fundamentalLevel * WaveTable.sine.value(at: phase)
+            }
+            let modulated = envelope.process(target) * flow.next()
+            output[frame - firstFrame] += loudness * (modulated + click.process(excitation) + fundamental)
+        }
+    }
+}
