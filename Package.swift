@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "OPEPKit", targets: ["OPEPKit"]),
         .library(name: "OPEPAudio", targets: ["OPEPAudio"]),
         .library(name: "OPEPSimulation", targets: ["OPEPSimulation"]),
+        .library(name: "OPEPEvaluation", targets: ["OPEPEvaluation"]),
         .executable(name: "opep", targets: ["opep"]),
     ],
     dependencies: [
@@ -21,16 +22,19 @@ let package = Package(
         .target(name: "OPEPAudio"),
         // Physically modelled synthetic OPEP sessions with ground truth.
         .target(name: "OPEPSimulation", dependencies: ["OPEPKit"]),
+        // Accuracy of the engine against simulated sessions with ground truth.
+        .target(name: "OPEPEvaluation", dependencies: ["OPEPKit", "OPEPSimulation"]),
         .executableTarget(
             name: "opep",
             dependencies: [
-                "OPEPKit", "OPEPAudio", "OPEPSimulation",
+                "OPEPKit", "OPEPAudio", "OPEPSimulation", "OPEPEvaluation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "OPEPKitTests", dependencies: ["OPEPKit"]),
         .testTarget(name: "OPEPAudioTests", dependencies: ["OPEPAudio"]),
         .testTarget(name: "OPEPSimulationTests", dependencies: ["OPEPSimulation", "OPEPKit"]),
+        .testTarget(name: "OPEPEvaluationTests", dependencies: ["OPEPEvaluation"]),
         .testTarget(name: "OPEPToolTests", dependencies: ["opep"]),
     ],
     swiftLanguageModes: [.v6]

@@ -22,6 +22,9 @@ public struct SessionAnalyzer {
         public var detector: ExhalationDetector.Configuration = .init()
         /// A pause without breaths this long ends a set, in seconds (default 8).
         public var setPause: Double = 8
+        /// A pause this long ends a set when huff coughs were heard in it, in seconds (default 6.5;
+        /// breaths within a set follow each other after 3-5.5 s of inhalation and hold).
+        public var huffSetPause: Double = 6.5
 
         /// A configuration for a sample rate, a device and a target; everything else default.
         public init(sampleRate: Double, device: DeviceProfile = .acapella, target: TargetRange = .standard) {
@@ -44,6 +47,7 @@ public struct SessionAnalyzer {
             try require(tracker.upperFrequency == device.upperFrequency, "tracker.upperFrequency", tracker.upperFrequency, "the device's \(device.upperFrequency) Hz")
             try require(target.lowerCmH2O < target.upperCmH2O, "target.lowerCmH2O", target.lowerCmH2O, "below target.upperCmH2O (\(target.upperCmH2O))")
             try require(setPause >= 2 && setPause <= 600, "setPause", setPause, "between 2 and 600 s")
+            try require(huffSetPause >= 0 && huffSetPause <= setPause, "huffSetPause", huffSetPause, "between 0 and setPause (\(setPause) s)")
             try tracker.validate()
             try detector.validate()
         }
@@ -74,6 +78,7 @@ public struct SessionAnalyzer {
     private var setBreaths: [Breath] = []
     private var session = FlutterStatistics()
     private var huffCoughs = 0
+    private var huffsAfterLastBreath = 0
     private var lastFinalTime = 0.0
 
     /// Sets the analysis up, allocating its frame storage.
@@ -108,6 +113,7 @@ public struct SessionAnalyzer {
         setBreaths.removeAll()
         session = FlutterStatistics()
         huffCoughs = 0
+        huffsAfterLastBreath = 0
         lastFinalTime = 0
     }
 
@@ -211,9 +217,13 @@ public struct SessionAnalyzer {
         if frame.exhaling {
             if breath == nil {
                 let start = frame.time - frameInterval / 2
-                if !setBreaths.isEmpty, let last = setBreaths.last, start - last.end >= configuration.setPause {
-                    closeSet(at: start, onOutput: onOutput)
+                if let last = setBreaths.last {
+                    let pause = start - last.end
+                    if pause >= configuration.setPause || (huffsAfterLastBreath > 0 && pause >= configuration.huffSetPause) {
+                        closeSet(at: start, onOutput: onOutput)
+                    }
                 }
+                huffsAfterLastBreath = 0
                 breath = (start, frame.time, FlutterStatistics())
                 onOutput(.event(SessionEvent(kind: .breathStarted, time: start, breath: breaths.count + 1, set: sets.count + 1)))
             }
@@ -235,17 +245,13 @@ public struct SessionAnalyzer {
             var event = first.event
             huffCoughs += 1
             if !setBreaths.isEmpty {
+                huffsAfterLastBreath += 1
                 event.set = sets.count + 1
-                onOutput(.event(event))
-                closeSet(at: event.time, onOutput: onOutput)
-                sets[sets.count - 1].huffCoughs = 1
-            } else {
-                if !sets.isEmpty {
-                    sets[sets.count - 1].huffCoughs += 1
-                    event.set = sets.count
-                }
-                onOutput(.event(event))
+            } else if !sets.isEmpty {
+                sets[sets.count - 1].huffCoughs += 1
+                event.set = sets.count
             }
+            onOutput(.event(event))
         }
     }
 
@@ -268,9 +274,11 @@ public struct SessionAnalyzer {
     private mutating func closeSet(at time: Double, onOutput: (SessionOutput) -> Void) {
         guard let first = setBreaths.first, let last = setBreaths.last else { return }
         let set = TherapySet(
-            index: sets.count + 1, start: first.start, end: last.end, breathCount: setBreaths.count, huffCoughs: 0,
+            index: sets.count + 1, start: first.start, end: last.end, breathCount: setBreaths.count,
+            huffCoughs: huffsAfterLastBreath,
             meanPressure: setStatistics.meanPressure, shareInTarget: setStatistics.zoneShares?.within)
         sets.append(set)
+        huffsAfterLastBreath = 0
         setBreaths.removeAll(keepingCapacity: true)
         setStatistics = FlutterStatistics()
         onOutput(.event(SessionEvent(kind: .setEnded, time: set.start, duration: set.end - set.start, set: set.index)))

@@ -11,8 +11,10 @@
 /// flutter that confirmed it. It ends when the flutter or the level has been gone for `hangover`,
 /// at the last frame that had both.
 ///
-/// A sound that never flutters is a huff cough when it is short (`huffDurations`) and loud
-/// (`huffMarginDB` over the floor), an inhalation when it is quieter and `inhalationDurations`
+/// A sound that never flutters is a huff cough when it is short (`huffDurations`) and loud:
+/// `huffMarginDB` over the floor and, once exhalations have been heard, no more than
+/// `huffBelowExhalationDB` below their mean level (a huff is forceful; an inhalation or a voice
+/// across the room is not). It is an inhalation when it is quieter and `inhalationDurations`
 /// long, and is ignored otherwise. Decisions refer back to earlier frames by index; none lies
 /// further back than ``decisionDelay`` frames.
 public struct ExhalationDetector {
@@ -49,6 +51,9 @@ public struct ExhalationDetector {
         public var huffDurations: ClosedRange<Double> = 0.15...1.5
         /// Loudness of a huff cough over the noise floor, in dB (default 20).
         public var huffMarginDB: Double = 20
+        /// How far below the mean level of the exhalations heard so far a huff cough may peak, in dB
+        /// (default 6).
+        public var huffBelowExhalationDB: Double = 6
         /// Durations of an audible inhalation, in seconds (default 0.3-3).
         public var inhalationDurations: ClosedRange<Double> = 0.3...3
 
@@ -71,6 +76,7 @@ public struct ExhalationDetector {
             try require(hangover >= 0.02 && hangover <= 2, "hangover", hangover, "between 0.02 and 2 s")
             try require(huffDurations.lowerBound > 0, "huffDurations", huffDurations.lowerBound, "positive")
             try require(huffMarginDB >= onMarginDB, "huffMarginDB", huffMarginDB, "at least onMarginDB (\(onMarginDB) dB)")
+            try require(huffBelowExhalationDB >= 0 && huffBelowExhalationDB <= 60, "huffBelowExhalationDB", huffBelowExhalationDB, "between 0 and 60 dB")
             try require(inhalationDurations.lowerBound > 0, "inhalationDurations", inhalationDurations.lowerBound, "positive")
         }
     }
@@ -101,6 +107,8 @@ public struct ExhalationDetector {
     private let onsetFrames: Int
     private var frameIndex = 0
     private var sound: Sound?
+    private var exhalationLevelSum = 0.0
+    private var exhalationCount = 0
 
     private struct Sound {
         var first: Int
@@ -108,6 +116,7 @@ public struct ExhalationDetector {
         var lastPitched: Int
         var pitchedRun = 0
         var peakLevel: Double
+        var floorLevel: Double
         var exhaling = false
         var pitchedLevelSum = 0.0
         var pitchedFrames = 0
@@ -139,6 +148,8 @@ public struct ExhalationDetector {
         floor.reset()
         frameIndex = 0
         sound = nil
+        exhalationLevelSum = 0
+        exhalationCount = 0
     }
 
     /// Takes the next frame's level (dB) and whether the tracker holds a flutter pitch in it;
@@ -155,7 +166,7 @@ public struct ExhalationDetector {
         let loud = levelDB >= threshold
         guard var current = sound else {
             if levelDB >= floorLevel + configuration.onMarginDB {
-                sound = Sound(first: i, lastLoud: i, lastPitched: pitched ? i : i - 1, pitchedRun: pitched ? 1 : 0, peakLevel: levelDB - floorLevel)
+                sound = Sound(first: i, lastLoud: i, lastPitched: pitched ? i : i - 1, pitchedRun: pitched ? 1 : 0, peakLevel: levelDB - floorLevel, floorLevel: floorLevel)
             }
             return nil
         }
@@ -167,10 +178,17 @@ public struct ExhalationDetector {
             current.pitchedFrames += 1
         }
         current.pitchedRun = pitched && (strong || current.exhaling) ? current.pitchedRun + 1 : 0
-        current.peakLevel = max(current.peakLevel, levelDB - floorLevel)
+        if levelDB - floorLevel > current.peakLevel {
+            current.peakLevel = levelDB - floorLevel
+            current.floorLevel = floorLevel
+        }
         if current.exhaling {
             if i - current.lastPitched > hangoverFrames || i - current.lastLoud > hangoverFrames {
                 sound = nil
+                if let level = current.meanPitchedLevel {
+                    exhalationLevelSum += level
+                    exhalationCount += 1
+                }
                 return .exhalationEnded(last: min(current.lastPitched, current.lastLoud))
             }
         } else if current.pitchedRun >= confirmFrames && i - current.first + 1 >= minimumFrames {
@@ -184,6 +202,7 @@ public struct ExhalationDetector {
         } else if i - current.first >= maximumConfirmFrames {
             current.first = i - current.pitchedRun + 1
             current.peakLevel = levelDB - floorLevel
+            current.floorLevel = floorLevel
         }
         sound = current
         return nil
@@ -199,7 +218,9 @@ public struct ExhalationDetector {
 
     private func classify(_ sound: Sound) -> Decision? {
         let duration = Double(sound.lastLoud - sound.first + 1) * frameInterval
-        if sound.peakLevel >= configuration.huffMarginDB, configuration.huffDurations.contains(duration) {
+        let peak = sound.peakLevel + sound.floorLevel
+        let forceful = exhalationCount == 0 || peak >= exhalationLevelSum / Double(exhalationCount) - configuration.huffBelowExhalationDB
+        if sound.peakLevel >= configuration.huffMarginDB, forceful, configuration.huffDurations.contains(duration) {
             return .huffCough(first: sound.first, last: sound.lastLoud)
         }
         if sound.peakLevel < configuration.huffMarginDB, configuration.inhalationDurations.contains(duration) {

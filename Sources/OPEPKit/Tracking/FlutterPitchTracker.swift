@@ -4,9 +4,9 @@ import Foundation
 /// Acapella pitch-to-pressure study (seed 000 section 3).
 ///
 /// Pipeline, every length derived from the sample rate:
-/// 1. ``MovingAverageHighPass``: subtract a centred moving average (first null 250 Hz).
-/// 2. ``EnergyDecimator``: square, average blocks of `round(sampleRate / 980 Hz)` samples
-///    ("audio energy" near 1 kHz; 45 samples at 44.1 kHz).
+/// 1-2. ``AudioEnergyFrontEnd``: average to an analysis rate of at least 8 kHz, subtract a
+///    centred moving average (first null 250 Hz), square, average blocks to ~980 Hz ("audio
+///    energy"; one energy sample per 45 input samples at 44.1 kHz).
 /// 3. ``GaussianSmoother``: σ = 0.2 × the shortest period (5 ms for 40 Hz), then the envelope's
 ///    own moving average over one longest period is subtracted (``MovingAverageHighPass``), so
 ///    slow swells like an inhalation's are not mistaken for periodicity.
@@ -31,6 +31,8 @@ public struct FlutterPitchTracker {
         public var highPassCutoff: Double = 250
         /// Target rate of the audio-energy signal, in Hz (default 980: blocks of 45 at 44.1 kHz).
         public var energyRate: Double = 980
+        /// Lowest rate the audio is averaged down to before the high-pass, in Hz (default 14000).
+        public var analysisRate: Double = 14000
         /// Gaussian σ as a fraction of the shortest flutter period (default 0.2).
         public var smoothingFraction: Double = 0.2
         /// Spacing of the frames, in seconds (default 0.01).
@@ -57,6 +59,11 @@ public struct FlutterPitchTracker {
         /// frames 10 ms apart share most of their audio, so a shorter run would let chance
         /// correlations in noise through).
         public var reportAfter: Int = 10
+        /// While no flutter is tracked, the whole band is searched only every this many seconds
+        /// (default 0.04); once a flutter is found, every frame is searched near its period, and
+        /// at this interval its fractions are checked for octave errors. This is where the tracker
+        /// saves its time in the silence and breathing between exhalations.
+        public var acquisitionInterval: Double = 0.04
         /// Time without an accepted estimate after which the track is dropped, in seconds (default 0.05).
         public var holdDuration: Double = 0.05
 
@@ -80,8 +87,9 @@ public struct FlutterPitchTracker {
             try require(upperFrequency >= lowerFrequency * 1.2, "upperFrequency", upperFrequency, "at least 1.2 × lowerFrequency (\(lowerFrequency * 1.2) Hz)")
             try require(upperFrequency <= 200, "upperFrequency", upperFrequency, "at most 200 Hz")
             try require(energyRate >= upperFrequency * 10, "energyRate", energyRate, "at least 10 × upperFrequency")
-            try require(energyRate <= sampleRate, "energyRate", energyRate, "at most the sample rate")
-            try require(highPassCutoff >= 50 && highPassCutoff <= sampleRate / 8, "highPassCutoff", highPassCutoff, "between 50 Hz and sampleRate / 8")
+            try require(analysisRate >= 2000 && analysisRate <= 48000, "analysisRate", analysisRate, "between 2000 and 48000 Hz")
+            try require(energyRate <= min(sampleRate, analysisRate) / 2, "energyRate", energyRate, "at most half of min(sampleRate, analysisRate)")
+            try require(highPassCutoff >= 50 && highPassCutoff <= min(sampleRate, analysisRate) / 8, "highPassCutoff", highPassCutoff, "between 50 Hz and min(sampleRate, analysisRate) / 8")
             try require(smoothingFraction > 0 && smoothingFraction <= 0.5, "smoothingFraction", smoothingFraction, "in (0, 0.5]")
             try require(frameInterval >= 0.001 && frameInterval <= 0.1, "frameInterval", frameInterval, "between 0.001 and 0.1 s")
             try require(analysisDuration >= 1.5 / lowerFrequency && analysisDuration <= 10 / lowerFrequency, "analysisDuration", analysisDuration, "between 1.5 and 10 longest periods")
@@ -93,6 +101,7 @@ public struct FlutterPitchTracker {
             try require(consistency > 0 && consistency <= 0.5, "consistency", consistency, "in (0, 0.5]")
             try require(reportAfter >= 1 && reportAfter <= maxRunLength, "reportAfter", Double(reportAfter), "between 1 and maxRunLength (\(maxRunLength))")
             try require(holdDuration >= 0 && holdDuration <= 1, "holdDuration", holdDuration, "between 0 and 1 s")
+            try require(acquisitionInterval >= frameInterval && acquisitionInterval <= 0.2, "acquisitionInterval", acquisitionInterval, "between frameInterval and 0.2 s")
         }
     }
 
@@ -121,8 +130,9 @@ public struct FlutterPitchTracker {
     /// How far the newest frame's time lies behind the newest input sample, in seconds.
     public let latency: Double
 
-    private var highPass: MovingAverageHighPass
-    private var decimator: EnergyDecimator
+    private var frontEnd: AudioEnergyFrontEnd
+    private var energies: [Float] = []
+    private static let sliceLength = 4096
     private var smoother: GaussianSmoother
     private var detrender: MovingAverageHighPass
     private var search: PeriodSearch
@@ -132,6 +142,8 @@ public struct FlutterPitchTracker {
     private let ringMask: Int
     private let spanLength: Int
     private let hop: Int
+    private let acquisitionFrames: Int
+    private var frameCount = 0
     private var energyCount = 0
     private var previousPeriod: Double?
     private let periodLimits: ClosedRange<Double>
@@ -145,13 +157,16 @@ public struct FlutterPitchTracker {
         try configuration.validate()
         self.configuration = configuration
         let fs = configuration.sampleRate
-        blockLength = max(1, Int((fs / configuration.energyRate).rounded()))
+        frontEnd = AudioEnergyFrontEnd(
+            sampleRate: fs, highPassCutoff: configuration.highPassCutoff, energyRate: configuration.energyRate,
+            analysisRate: configuration.analysisRate)
+        blockLength = frontEnd.blockLength
+        energies.reserveCapacity(Self.sliceLength / blockLength + 2)
         let fe = fs / Double(blockLength)
         energyRate = fe
         hop = max(1, Int((configuration.frameInterval * fe).rounded()))
         frameInterval = Double(hop) / fe
-        highPass = MovingAverageHighPass(sampleRate: fs, cutoff: configuration.highPassCutoff)
-        decimator = EnergyDecimator(blockLength: blockLength)
+        acquisitionFrames = max(1, Int((configuration.acquisitionInterval / frameInterval).rounded()))
         smoother = GaussianSmoother(sigma: configuration.smoothingFraction * fe / configuration.upperFrequency)
         let shortestPeriod = fe / (configuration.upperFrequency * Self.bandMargin)
         let longestPeriod = fe * Self.bandMargin / configuration.lowerFrequency
@@ -174,29 +189,33 @@ public struct FlutterPitchTracker {
         ringMask = capacity - 1
         periodLimits = shortestPeriod...longestPeriod
         let centreDelay = Double(smoother.halfWidth + detrender.delay) + Double(spanLength - 1) / 2
-        latency = (centreDelay * Double(blockLength) + Double(blockLength - 1) / 2 + Double(highPass.delay)) / fs
+        latency = (centreDelay * Double(blockLength) + Double(blockLength - 1) / 2 + frontEnd.delay) / fs
     }
 
     /// Clears all state, as if newly set up.
     public mutating func reset() {
-        highPass.reset()
-        decimator.reset()
+        frontEnd.reset()
         smoother.reset()
         detrender.reset()
         periods.reset()
         for i in ring.indices { ring[i] = 0 }
         for i in levels.indices { levels[i] = 0 }
         energyCount = 0
+        frameCount = 0
         previousPeriod = nil
     }
 
     /// Processes a chunk of mono samples, calling `onFrame` for every frame it completes.
     public mutating func process(_ samples: UnsafeBufferPointer<Float>, onFrame: (Frame) -> Void) {
-        for x in samples {
-            let y = highPass.process(x)
-            if let energy = decimator.process(y) {
+        var start = 0
+        while start < samples.count {
+            let end = min(samples.count, start + Self.sliceLength)
+            energies.removeAll(keepingCapacity: true)
+            frontEnd.process(UnsafeBufferPointer(rebasing: samples[start..<end]), into: &energies)
+            for energy in energies {
                 if let frame = pushEnergy(energy) { onFrame(frame) }
             }
+            start = end
         }
     }
 
@@ -213,23 +232,33 @@ public struct FlutterPitchTracker {
         energyCount += 1
         guard (index + 1) % hop == 0 else { return nil }
         let centre = Double(index - smoother.halfWidth - detrender.delay) - Double(spanLength - 1) / 2
-        let time = (centre * Double(blockLength) + Double(blockLength - 1) / 2 - Double(highPass.delay)) / configuration.sampleRate
+        let time = (centre * Double(blockLength) + Double(blockLength - 1) / 2 - frontEnd.delay) / configuration.sampleRate
         guard time >= 0 else { return nil }
         return analyse(newest: index, time: time)
     }
 
     private mutating func analyse(newest: Int, time: Double) -> Frame {
-        let first = newest - spanLength + 1
         let level = Double(max(0, levels[(newest - (spanLength - 1) / 2) & ringMask]))
+        let index = frameCount
+        frameCount += 1
+        guard previousPeriod != nil || index % acquisitionFrames == 0 else {
+            _ = periods.update(accepted: nil)
+            return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0)
+        }
+        let first = newest - spanLength + 1
         let (mask, source) = (ringMask, ring)
         let variance = search.load { span in
             for i in 0..<span.count { span[i] = source[(first + i) & mask] }
         }
         let modulation = level > 0 ? variance.squareRoot() / level : 0
         var candidate: PeriodCandidate?
-        if variance > 0, modulation >= configuration.minimumModulation, let found = search.search(near: previousPeriod),
+        if variance > 0, modulation >= configuration.minimumModulation,
+            let found = search.search(near: previousPeriod, checkFractions: index % acquisitionFrames == 0),
             found.correlation > configuration.acceptance, periodLimits.contains(found.period) {
             candidate = found
+        }
+        if let found = candidate, let previous = previousPeriod, found.period < previous * (1 - configuration.searchWidth) {
+            periods.restart(at: found.period)
         }
         let smoothed = periods.update(accepted: candidate?.period)
         previousPeriod = periods.average

@@ -79,21 +79,22 @@ struct PeriodSearch {
         return variance > 1e-30 ? variance : 0
     }
 
-    /// Searches the loaded span, near `previous` when there is one.
-    mutating func search(near previous: Double?) -> PeriodCandidate? {
-        guard let found = bandSearch(near: previous) else { return nil }
+    /// Searches the loaded span, near `previous` when there is one; with `checkFractions`, the
+    /// lags at a half, a third and a quarter of `previous` are searched as well.
+    mutating func search(near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
+        guard let found = bandSearch(near: previous, checkFractions: checkFractions) else { return nil }
         let double = Int((2 * found.period).rounded())
-        guard double + 2 <= span.count - minimumOverlap else { return found }
-        var second = -Double.infinity
-        for lag in (double - 2)...(double + 2) { second = max(second, score(lag)) }
+        guard double + 1 <= span.count - minimumOverlap else { return found }
+        let second = max(score(double - 1), score(double), score(double + 1))
         return second >= secondPeakMinimum ? found : nil
     }
 
-    private mutating func bandSearch(near previous: Double?) -> PeriodCandidate? {
+    private mutating func bandSearch(near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
         guard let previous else { return globalSearch() }
         let low = max(lagRange.lowerBound, Int((previous * (1 - searchWidth)).rounded(.down)))
         let high = min(lagRange.upperBound, Int((previous * (1 + searchWidth)).rounded(.up)))
         guard low < high, let local = bestPeak(in: low...high) else { return globalSearch() }
+        guard checkFractions else { return local }
         for divisor in [4.0, 3.0, 2.0] {
             let fraction = previous / divisor
             let fractionLow = max(lagRange.lowerBound, Int((fraction * (1 - searchWidth)).rounded(.down)))

@@ -42,6 +42,14 @@ struct PeriodSmoother {
         outliers = 0
     }
 
+    /// Starts the average afresh at `period` (an octave correction: the track was on a multiple).
+    mutating func restart(at period: Double) {
+        average = period
+        runLength = 0
+        misses = 0
+        outliers = 0
+    }
+
     /// Takes one frame's accepted period (or nil for a miss) and returns the smoothed period to
     /// report for this frame, or nil when no pitch should be reported.
     mutating func update(accepted period: Double?) -> Double? {

@@ -1,0 +1,211 @@
+import OPEPKit
+import OPEPSimulation
+
+/// The accuracy targets a case must reach.
+public struct EvaluationTargets: Sendable, Hashable, Codable {
+    /// Least share of flutter time (after settling) with a pitch.
+    public var coverage = 0.95
+    /// Largest median pitch error, in Hz.
+    public var medianErrorHz = 0.15
+    /// Largest share of pitches more than 20 % off.
+    public var grossErrors = 0.01
+    /// Largest share of time outside exhalations with a pitch.
+    public var falseReports = 0.01
+    /// Time after the flutter starts before coverage is counted, in seconds.
+    public var settling = 0.35
+
+    public init() {}
+}
+
+/// One simulated session to evaluate against.
+public struct EvaluationCase: Sendable, Hashable, Codable {
+    public var name: String
+    public var simulation: SimulationConfiguration
+
+    public init(name: String, simulation: SimulationConfiguration) {
+        self.name = name
+        self.simulation = simulation
+    }
+}
+
+/// How the engine did on one case.
+public struct EvaluationResult: Sendable, Hashable, Codable {
+    public var name: String
+    public var sampleRate: Double
+    public var noise: String
+    public var noiseLevelDB: Double
+    /// Seconds of audio analysed.
+    public var duration: Double
+    /// Share of flutter frames (after settling) with a pitch.
+    public var coverage: Double
+    /// Median and 90th percentile of |pitch error| in Hz over flutter frames with a pitch.
+    public var medianErrorHz: Double?
+    public var p90ErrorHz: Double?
+    /// Median |pressure error| in cmH2O (the device line applied to both).
+    public var medianPressureErrorCmH2O: Double?
+    /// Share of pitches more than 20 % off.
+    public var grossErrors: Double
+    /// Share of frames outside true exhalations that had a pitch.
+    public var falseReports: Double
+    public var breathsTrue: Int
+    public var breathsFound: Int
+    /// Found breaths that overlap a true breath one-to-one.
+    public var breathsMatched: Int
+    /// Start times (s) of true breaths no found breath matched.
+    public var missedBreaths: [Double]
+    /// Start times (s) of found breaths that match no true breath.
+    public var extraBreaths: [Double]
+    public var setsTrue: Int
+    public var setsFound: Int
+    /// The targets this case missed, in words; empty when it met them all.
+    public var misses: [String]
+    public var passed: Bool { misses.isEmpty }
+}
+
+/// Runs simulated sessions through the analysis and compares every frame with the ground truth.
+public enum Evaluator {
+    /// Simulates `evaluationCase`, analyses it in chunks of `chunkLength` samples and scores it.
+    public static func evaluate(
+        _ evaluationCase: EvaluationCase, targets: EvaluationTargets = .init(),
+        configure: (inout SessionAnalyzer.Configuration) -> Void = { _ in }, chunkLength: Int = 4096
+    ) throws -> EvaluationResult {
+        var simulator = try SessionSimulator(configuration: evaluationCase.simulation)
+        let truth = simulator.groundTruth
+        var configuration = SessionAnalyzer.Configuration(
+            sampleRate: evaluationCase.simulation.sampleRate, device: evaluationCase.simulation.device)
+        configure(&configuration)
+        var analyzer = try SessionAnalyzer(configuration: configuration)
+        var score = FrameScore(truth: truth, settling: targets.settling)
+        var buffer: [Float] = []
+        buffer.reserveCapacity(chunkLength)
+        let collect: (SessionOutput) -> Void = { output in
+            if case let .frame(frame) = output { score.add(frame) }
+        }
+        while simulator.render(into: &buffer, maxFrames: chunkLength) > 0 {
+            analyzer.process(buffer, onOutput: collect)
+        }
+        let report = analyzer.finish(onOutput: collect)
+        let matching = match(found: report.breaths, truth: truth.breaths)
+        var result = EvaluationResult(
+            name: evaluationCase.name, sampleRate: evaluationCase.simulation.sampleRate,
+            noise: evaluationCase.simulation.noiseKind.rawValue, noiseLevelDB: evaluationCase.simulation.noiseLevelDB,
+            duration: truth.duration, coverage: score.coverage, medianErrorHz: quantile(score.errors, 0.5),
+            p90ErrorHz: quantile(score.errors, 0.9),
+            medianPressureErrorCmH2O: quantile(score.errors, 0.5).map { $0 * abs(truth.configuration.device.slopeCmH2OPerHz) },
+            grossErrors: score.grossShare, falseReports: score.falseReportShare,
+            breathsTrue: truth.breaths.count, breathsFound: report.breaths.count, breathsMatched: matching.pairs,
+            missedBreaths: matching.missed, extraBreaths: matching.extra,
+            setsTrue: Set(truth.breaths.map(\.set)).count, setsFound: report.sets.count, misses: [])
+        result.misses = misses(result, targets: targets)
+        return result
+    }
+
+    /// The standard corpus: every interference kind, the sample rates a phone, a laptop and
+    /// AirPods record at, quiet and loud interference, low and high pressures.
+    public static func standardCorpus(seed: UInt64 = 1) -> [EvaluationCase] {
+        var cases: [EvaluationCase] = []
+        func add(_ name: String, _ build: (inout SimulationConfiguration) -> Void) {
+            var configuration = SimulationConfiguration(seed: seed &+ UInt64(cases.count))
+            build(&configuration)
+            cases.append(EvaluationCase(name: name, simulation: configuration))
+        }
+        for kind in NoiseKind.allCases {
+            add("\(kind.rawValue) -25 dB, 44.1 kHz") { $0.noiseKind = kind }
+        }
+        for kind in [NoiseKind.room, .fan, .speech, .music, .mixed] {
+            add("\(kind.rawValue) -15 dB, 44.1 kHz") { $0.noiseKind = kind; $0.noiseLevelDB = -15 }
+        }
+        for rate in [8000.0, 16000, 22050, 48000, 96000] {
+            add("room -25 dB, \(rate / 1000) kHz") { $0.sampleRate = rate; $0.sets = 1 }
+        }
+        add("soft breaths 8-12 cmH2O") { $0.pressureRange = 8...12; $0.sets = 1 }
+        add("hard breaths 18-35 cmH2O") { $0.pressureRange = 18...35; $0.sets = 1 }
+        add("shallow flutter, depth 0.5") { $0.modulationDepth = 0.5; $0.sets = 1 }
+        add("AirPods 16 kHz, speech -20 dB") { $0.sampleRate = 16000; $0.noiseKind = .speech; $0.noiseLevelDB = -20; $0.sets = 1 }
+        return cases
+    }
+
+    private static func misses(_ r: EvaluationResult, targets: EvaluationTargets) -> [String] {
+        var misses: [String] = []
+        if r.coverage < targets.coverage { misses.append("coverage \(percent(r.coverage)) < \(percent(targets.coverage))") }
+        if (r.medianErrorHz ?? .infinity) > targets.medianErrorHz { misses.append("median error \(r.medianErrorHz.map { String($0) } ?? "none") Hz > \(targets.medianErrorHz) Hz") }
+        if r.grossErrors > targets.grossErrors { misses.append("gross errors \(percent(r.grossErrors)) > \(percent(targets.grossErrors))") }
+        if r.falseReports > targets.falseReports { misses.append("false reports \(percent(r.falseReports)) > \(percent(targets.falseReports))") }
+        if r.breathsFound != r.breathsTrue || r.breathsMatched != r.breathsTrue {
+            let missed = r.missedBreaths.map { "\(Int($0.rounded())) s" }.joined(separator: ", ")
+            let extra = r.extraBreaths.map { "\(Int($0.rounded())) s" }.joined(separator: ", ")
+            misses.append("breaths \(r.breathsMatched) matched, \(r.breathsFound) found of \(r.breathsTrue)"
+                + (missed.isEmpty ? "" : " (missed at \(missed))") + (extra.isEmpty ? "" : " (extra at \(extra))"))
+        }
+        if r.setsFound != r.setsTrue { misses.append("sets \(r.setsFound) found of \(r.setsTrue)") }
+        return misses
+    }
+
+    private static func percent(_ x: Double) -> String {
+        let scaled = (x * 1000).rounded() / 10
+        return "\(scaled) %"
+    }
+
+    /// Breaths matched one-to-one with true breaths they overlap, in time order, with the start
+    /// times of the true breaths left unmatched and of the found ones that match nothing.
+    static func match(found: [Breath], truth: [TrueBreath]) -> (pairs: Int, missed: [Double], extra: [Double]) {
+        var pairs = 0
+        var matchedTruth = Set<Int>()
+        var extra: [Double] = []
+        var next = 0
+        for breath in found {
+            while next < truth.count, truth[next].end < breath.start { next += 1 }
+            guard next < truth.count, truth[next].start < breath.end else {
+                extra.append(breath.start)
+                continue
+            }
+            pairs += 1
+            matchedTruth.insert(next)
+            next += 1
+        }
+        let missed = truth.indices.filter { !matchedTruth.contains($0) }.map { truth[$0].start }
+        return (pairs, missed, extra)
+    }
+}
+
+/// Frame-by-frame comparison with the ground truth.
+struct FrameScore {
+    let truth: GroundTruth
+    let settling: Double
+    private(set) var errors: [Double] = []
+    private var flutterFrames = 0
+    private var gross = 0
+    private var outsideFrames = 0
+    private var outsideWithPitch = 0
+
+    init(truth: GroundTruth, settling: Double) {
+        self.truth = truth
+        self.settling = settling
+    }
+
+    mutating func add(_ frame: SessionFrame) {
+        guard let breath = truth.breath(at: frame.time) else {
+            outsideFrames += 1
+            if frame.pitch != nil { outsideWithPitch += 1 }
+            return
+        }
+        guard frame.time >= breath.flutterStart + settling, let truePitch = truth.pitch(at: frame.time) else { return }
+        flutterFrames += 1
+        guard let pitch = frame.pitch else { return }
+        let error = abs(pitch - truePitch)
+        errors.append(error)
+        if error > 0.2 * truePitch { gross += 1 }
+    }
+
+    var coverage: Double { flutterFrames > 0 ? Double(errors.count) / Double(flutterFrames) : 0 }
+    var grossShare: Double { errors.isEmpty ? 0 : Double(gross) / Double(errors.count) }
+    var falseReportShare: Double { outsideFrames > 0 ? Double(outsideWithPitch) / Double(outsideFrames) : 0 }
+}
+
+/// The p-quantile (0-1) of values by nearest rank; nil when there are none.
+func quantile(_ values: [Double], _ p: Double) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let sorted = values.sorted()
+    let rank = Int((p * Double(sorted.count)).rounded(.up))
+    return sorted[min(sorted.count - 1, max(0, rank - 1))]
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import OPEPKit
+import OPEPSimulation
+
+struct BenchmarkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "benchmark",
+        abstract: "Measure the engine's speed in x real time on one core (build with -c release).",
+        discussion: """
+            Renders a simulated session into memory once, then times the whole analysis (pitch \
+            tracker, exhalation detector, session statistics) over it several times and reports \
+            the median, the fastest and the slowest run. The time to make the audio is not counted.
+            """
+    )
+
+    @Option(help: "Seconds of simulated audio.")
+    var seconds: Double = 120
+
+    @Option(help: "Sample rate of the audio, in Hz.")
+    var sampleRate: Double = 44100
+
+    @Option(help: "Timed runs; the median is reported.")
+    var runs: Int = 7
+
+    @Option(help: "Samples handed to the engine per call.")
+    var chunk: Int = 4410
+
+    func validate() throws {
+        guard seconds >= 1, seconds <= 3600 else { throw ValidationError("--seconds must be between 1 and 3600.") }
+        guard runs >= 1, runs <= 100 else { throw ValidationError("--runs must be between 1 and 100.") }
+        guard chunk >= 1 else { throw ValidationError("--chunk must be at least 1 sample.") }
+    }
+
+    func run() throws {
+        let audio = try render()
+        let duration = Double(audio.count) / sampleRate
+        var trackerTimings: [Double] = []
+        for _ in 0..<runs {
+            var tracker = try FlutterPitchTracker(configuration: .init(sampleRate: sampleRate))
+            var frames = 0
+            let start = DispatchTime.now().uptimeNanoseconds
+            audio.withUnsafeBufferPointer { samples in
+                var offset = 0
+                while offset < samples.count {
+                    let end = min(samples.count, offset + chunk)
+                    tracker.process(UnsafeBufferPointer(rebasing: samples[offset..<end])) { _ in frames += 1 }
+                    offset = end
+                }
+            }
+            trackerTimings.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            precondition(frames > 0)
+        }
+        var timings: [Double] = []
+        var breaths = 0
+        for _ in 0..<runs {
+            var analyzer = try SessionAnalyzer(configuration: .init(sampleRate: sampleRate))
+            var frames = 0
+            let start = DispatchTime.now().uptimeNanoseconds
+            audio.withUnsafeBufferPointer { samples in
+                var offset = 0
+                while offset < samples.count {
+                    let end = min(samples.count, offset + chunk)
+                    analyzer.process(UnsafeBufferPointer(rebasing: samples[offset..<end])) { output in
+                        if case .frame = output { frames += 1 }
+                    }
+                    offset = end
+                }
+            }
+            breaths = analyzer.finish { _ in }.summary.breathCount
+            timings.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            precondition(frames > 0)
+        }
+        print("\(fixed(duration, 1)) s of \(fixed(sampleRate / 1000, 1)) kHz simulated audio (\(breaths) breaths), \(runs) runs, chunks of \(chunk) samples, one core")
+        print(Self.line("pitch tracker", trackerTimings, duration))
+        print(Self.line("whole analysis", timings, duration))
+    }
+
+    private static func line(_ name: String, _ timings: [Double], _ duration: Double) -> String {
+        let sorted = timings.sorted()
+        let median = sorted[sorted.count / 2]
+        return "\(name.rightPad(15)) median \(fixed(median * 1000, 2)) ms = \(Int(duration / median)) x real time (fastest \(Int(duration / sorted[0])) x, slowest \(Int(duration / sorted[sorted.count - 1])) x)"
+    }
+
+    private func render() throws -> [Float] {
+        var configuration = SimulationConfiguration(sampleRate: sampleRate, sets: 1, breathsPerSet: 100, noiseKind: .mixed)
+        configuration.restBetweenSets = 0
+        var simulator = try SessionSimulator(configuration: configuration)
+        let total = min(simulator.totalFrames, Int(seconds * sampleRate))
+        var audio: [Float] = []
+        audio.reserveCapacity(total)
+        var buffer: [Float] = []
+        while audio.count < total, simulator.render(into: &buffer, maxFrames: min(65536, total - audio.count)) > 0 {
+            audio += buffer
+        }
+        return audio
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+
+/// How a command writes its result.
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, csv
+}
+
+/// An error that ends a command with one line on standard error and a non-zero exit.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+func failure(_ message: String) -> CommandFailure {
+    CommandFailure(description: message)
+}
+
+/// Writes one line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data(("opep: " + line + "\n").utf8))
+}
+
+/// Pretty-printed JSON with stable key order on standard output.
+func printJSON<T: Encodable>(_ value: T) throws {
+    print(try jsonString(value))
+}
+
+func jsonString<T: Encodable>(_ value: T, pretty: Bool = true) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
+
+func fixed(_ value: Double, _ digits: Int) -> String {
+    String(format: "%.\(digits)f", value)
+}
+
+func percent(_ value: Double) -> String {
+    String(format: "%.1f%%", value * 100)
+}
+
+extension String {
+    func leftPad(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+
+    func rightPad(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
