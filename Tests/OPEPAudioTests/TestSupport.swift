@@ -106,7 +106,7 @@ struct TestSignal {
 }
 
 /// Reads a source to the end in chunks of `chunk` frames.
-func readAll(_ source: any AudioSource, chunk: Int = 4096) throws -> [Float] {
+func readAll(_ source: any AudioSource, chunk: Int = 4096) throws(AudioInputError) -> [Float] {
     var all: [Float] = []
     var buffer: [Float] = []
     while true {
