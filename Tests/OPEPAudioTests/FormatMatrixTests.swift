@@ -235,6 +235,17 @@ final class FormatMatrixTests: XCTestCase {
         }
     }
 
+    /// Releasing an ffmpeg source before the end must stop ffmpeg rather than hang.
+    func testAbandonedFFmpegSourceDoesNotHang() throws {
+        let file = directory.path("long.flac")
+        try Tool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:d=120:r=44100", "-c:a", "flac", file])
+        for _ in 0..<3 {
+            var buffer: [Float] = []
+            let source = try AudioInput.open(path: file)
+            XCTAssertEqual(try source.read(into: &buffer, maxFrames: 1000), 1000)
+        }
+    }
+
     func testOddChunkSizesGiveIdenticalOutput() throws {
         _ = try Tool.require("sox")
         let files: [(String, [String])] = [

@@ -139,7 +139,7 @@ final class MalformedInputTests: XCTestCase {
             ("extensible unknown GUID", Bytes.riff(Bytes.chunk("fmt ", size: 40, body: Array(Bytes.fmt(tag: 0xFFFE).dropFirst(8)) + [22, 0, 16, 0] + [UInt8](repeating: 7, count: 20)) + data),
              { if case .unsupportedEncoding(_, "WAV", let d) = $0 { d.contains("GUID") } else { false } }),
             ("sample rate 0", Bytes.riff(Bytes.fmt(rate: 0) + data),
-             { if case .invalidParameter(_, "sample rate", "0.0", _) = $0 { true } else { false } }),
+             { if case .invalidParameter(_, "sample rate", "0", _) = $0 { true } else { false } }),
             ("sample rate absurd", Bytes.riff(Bytes.fmt(rate: 4_000_000) + data),
              { if case .invalidParameter(_, "sample rate", _, _) = $0 { true } else { false } }),
             ("channels 0", Bytes.riff(Bytes.fmt(channels: 0) + data),
@@ -160,6 +160,14 @@ final class MalformedInputTests: XCTestCase {
                 continue
             }
             assertAudioError(try openNative(bytes), name, where: predicate)
+        }
+    }
+
+    func testStreamWithoutHeaderNeedsRawFormat() throws {
+        let path = try file(Bytes.ramp(frames: 100))
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        assertAudioError(try AudioInput.open(fileHandle: handle, name: "-"), "headerless stream") {
+            $0 == .rawFormatRequired(path: "-")
         }
     }
 
