@@ -80,9 +80,10 @@ final class FFmpegDecoder: AudioSource {
         do {
             decoder = try WAVDecoder(stream: stream)
         } catch {
-            if !stream.reachedEnd {
+            guard stream.reachedEnd else {
                 try? output.close()
                 process.terminate()
+                throw error
             }
             process.waitUntilExit()
             let status = process.terminationStatus
