@@ -67,12 +67,12 @@ final class AIFFDecoder: AudioSource {
             case "SSND":
                 guard sound == nil else { throw .corrupt(path: path, reason: "more than one SSND chunk") }
                 let fields = ByteReader(try stream.read(upTo: 8))
-                guard size >= 8, fields.count == 8, let offset = fields.uint32BE(at: 0) else {
+                guard fields.count == 8, let offset = fields.uint32BE(at: 0) else {
                     throw .corrupt(path: path, reason: "SSND chunk at offset \(chunkStart) is too short")
                 }
                 let start = stream.position + UInt64(offset)
                 let isPlaceholder = size == 0 || (0x7F00_0000...0x7F00_0008).contains(size)
-                guard isPlaceholder || offset <= size - 8 else {
+                guard isPlaceholder || (size >= 8 && offset <= size - 8) else {
                     throw .corrupt(path: path, reason: "SSND data offset \(offset) exceeds the chunk size \(size)")
                 }
                 sound = SoundData(start: start, declaredBytes: isPlaceholder ? nil : UInt64(size - 8 - offset))

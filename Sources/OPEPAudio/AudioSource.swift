@@ -25,8 +25,12 @@ extension AudioSource {
 
 /// "1 channel, 44100 Hz" style suffix shared by format descriptions.
 func describeLayout(channels: Int, sampleRate: Double) -> String {
-    let rate = sampleRate == sampleRate.rounded() && sampleRate < 1e9 ? String(Int(sampleRate)) : String(sampleRate)
-    return "\(channels) channel\(channels == 1 ? "" : "s"), \(rate) Hz"
+    "\(channels) channel\(channels == 1 ? "" : "s"), \(formatRate(sampleRate)) Hz"
+}
+
+/// A sample rate without a spurious ".0".
+func formatRate(_ rate: Double) -> String {
+    rate.isFinite && rate == rate.rounded() && abs(rate) < 1e15 ? String(Int64(rate)) : String(rate)
 }
 
 /// Limits applied to every header and raw format.
@@ -36,7 +40,7 @@ enum AudioLimits {
 
     static func validate(sampleRate: Double, channels: Int, path: String) throws(AudioInputError) {
         guard sampleRate.isFinite, sampleRate >= 1, sampleRate <= maxSampleRate else {
-            throw .invalidParameter(path: path, name: "sample rate", value: "\(sampleRate)", limit: "between 1 and 768000 Hz")
+            throw .invalidParameter(path: path, name: "sample rate", value: formatRate(sampleRate), limit: "between 1 and 768000 Hz")
         }
         guard channels >= 1, channels <= maxChannels else {
             throw .invalidParameter(path: path, name: "channel count", value: "\(channels)", limit: "between 1 and \(maxChannels)")

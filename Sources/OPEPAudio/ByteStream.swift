@@ -65,9 +65,6 @@ final class ByteStream {
     /// Whether `seek(to:)` and cheap skipping are available.
     var isSeekable: Bool { fileSize != nil }
 
-    /// Bytes currently buffered and not yet consumed.
-    var bufferedCount: Int { tail - head }
-
     /// Bytes left between the current position and the end of the file, when known.
     var remainingInFile: UInt64? {
         fileSize.map { $0 > position ? $0 - position : 0 }
@@ -84,7 +81,7 @@ final class ByteStream {
                 if pending > 0 {
                     storage.withUnsafeMutableBufferPointer { buffer in
                         guard let base = buffer.baseAddress else { return }
-                        (base).update(from: base + head, count: pending)
+                        base.update(from: base + head, count: pending)
                     }
                 }
                 head = 0
@@ -239,14 +236,6 @@ struct ByteReader {
 
 /// Four-character codes as used by RIFF, AIFF and CAF.
 enum FourCC {
-    static func value(_ code: StaticString) -> UInt32 {
-        var value: UInt32 = 0
-        code.withUTF8Buffer { bytes in
-            for byte in bytes.prefix(4) { value = value << 8 | UInt32(byte) }
-        }
-        return value
-    }
-
     static func string(_ value: UInt32) -> String {
         var text = ""
         for shift in stride(from: 24, through: 0, by: -8) {

@@ -27,8 +27,8 @@ enum FFmpegTools {
 /// Decodes any format ffmpeg understands by streaming its 32-bit float WAV output through a pipe.
 ///
 /// ffmpeg keeps the native sample rate and channel layout; channels are averaged here like every
-/// other source. Its standard error goes to a temporary file so that a chatty decoder can never
-/// block on a full pipe.
+/// other source. Its standard error goes to an unlinked temporary file, so that a chatty decoder
+/// can never block on a full pipe and nothing is left behind.
 final class FFmpegDecoder: AudioSource {
     let sampleRate: Double
     let formatDescription: String
@@ -38,7 +38,7 @@ final class FFmpegDecoder: AudioSource {
     private let path: String
     private let process: Process
     private let output: FileHandle
-    private let errorLogURL: URL
+    private let errorLog: FileHandle
     private let decoder: WAVDecoder
     private var ffmpegWarnings: [String] = []
     private var exitChecked = false
@@ -49,9 +49,12 @@ final class FFmpegDecoder: AudioSource {
         let source = "file:" + URL(fileURLWithPath: path).path
         let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("opep-ffmpeg-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: logURL.path, contents: nil),
-              let errorLog = FileHandle(forWritingAtPath: logURL.path) else {
+              let logWriter = FileHandle(forWritingAtPath: logURL.path),
+              let logReader = FileHandle(forReadingAtPath: logURL.path) else {
+            try? FileManager.default.removeItem(at: logURL)
             throw .ffmpegFailed(path: path, status: -1, message: "cannot create a log file in \(FileManager.default.temporaryDirectory.path)")
         }
+        defer { try? FileManager.default.removeItem(at: logURL) }
         let pipe = Pipe()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
@@ -61,31 +64,30 @@ final class FFmpegDecoder: AudioSource {
         ]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = pipe
-        process.standardError = errorLog
+        process.standardError = logWriter
         do {
             try process.run()
         } catch {
-            try? FileManager.default.removeItem(at: logURL)
             throw .ffmpegFailed(path: path, status: -1, message: "cannot launch \(ffmpeg): \(error.localizedDescription)")
         }
-        try? errorLog.close()
+        try? logWriter.close()
         try? pipe.fileHandleForWriting.close()
         self.process = process
         self.output = pipe.fileHandleForReading
-        self.errorLogURL = logURL
+        self.errorLog = logReader
 
         let stream = ByteStream(handle: output, path: path, fileSize: nil, closesHandle: false)
         do {
             decoder = try WAVDecoder(stream: stream)
         } catch {
-            if !stream.reachedEnd {
+            guard stream.reachedEnd else {
                 try? output.close()
                 process.terminate()
+                throw error
             }
             process.waitUntilExit()
             let status = process.terminationStatus
-            let message = Self.firstLine(of: logURL)
-            try? FileManager.default.removeItem(at: logURL)
+            let message = Self.firstLine(of: logReader)
             if status != 0 || !message.isEmpty {
                 throw .ffmpegFailed(path: path, status: status, message: message.isEmpty ? "no output" : message)
             }
@@ -100,7 +102,7 @@ final class FFmpegDecoder: AudioSource {
     deinit {
         try? output.close()
         if process.isRunning { process.terminate() }
-        try? FileManager.default.removeItem(at: errorLogURL)
+        try? errorLog.close()
     }
 
     func read(into buffer: inout [Float], maxFrames: Int) throws(AudioInputError) -> Int {
@@ -108,7 +110,7 @@ final class FFmpegDecoder: AudioSource {
         if count == 0 && maxFrames > 0 && !exitChecked {
             exitChecked = true
             process.waitUntilExit()
-            let message = Self.firstLine(of: errorLogURL)
+            let message = Self.firstLine(of: errorLog)
             guard process.terminationStatus == 0 else {
                 throw .ffmpegFailed(path: path, status: process.terminationStatus, message: message.isEmpty ? "no message" : message)
             }
@@ -117,10 +119,9 @@ final class FFmpegDecoder: AudioSource {
         return count
     }
 
-    private static func firstLine(of url: URL) -> String {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return "" }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+    private static func firstLine(of log: FileHandle) -> String {
+        try? log.seek(toOffset: 0)
+        let head = ((try? log.read(upToCount: 4096)) ?? nil) ?? Data()
         let text = String(decoding: head, as: UTF8.self)
         return text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
     }
