@@ -1,0 +1,203 @@
+import ArgumentParser
+import Foundation
+import OPEPAudio
+import OPEPKit
+
+/// A closed range written `LOW-HIGH`, e.g. `10-20`.
+struct RangeArgument: ExpressibleByArgument, CustomStringConvertible {
+    var range: ClosedRange<Double>
+
+    init(_ range: ClosedRange<Double>) { self.range = range }
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "-", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let low = Double(parts[0]), let high = Double(parts[1]),
+            low.isFinite, high.isFinite, low <= high
+        else { return nil }
+        range = low...high
+    }
+
+    var description: String { "\(range.lowerBound.clean)-\(range.upperBound.clean)" }
+    var defaultValueDescription: String { description }
+}
+
+extension Double {
+    /// The number without a trailing `.0`.
+    var clean: String { self == rounded() && abs(self) < 1e12 ? String(Int(self)) : String(self) }
+}
+
+extension RawSampleEncoding: ExpressibleByArgument {}
+
+/// How raw PCM on standard input (or in a headerless file) is laid out.
+struct RawInputOptions: ParsableArguments {
+    @Option(help: "Sample rate of raw PCM input, in Hz (needed for '-', standard input).")
+    var sampleRate: Double?
+
+    @Option(help: "Encoding of raw PCM input: \(RawSampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var encoding: RawSampleEncoding?
+
+    @Option(help: "Channels of raw PCM input (mixed to mono).")
+    var channels: Int = 1
+
+    func validate() throws {
+        if let sampleRate, !(sampleRate >= 4000 && sampleRate <= 384_000) {
+            throw ValidationError("--sample-rate must be between 4000 and 384000 Hz, not \(sampleRate.clean).")
+        }
+        guard channels >= 1, channels <= 64 else { throw ValidationError("--channels must be between 1 and 64, not \(channels).") }
+        if (sampleRate == nil) != (encoding == nil) {
+            throw ValidationError("Raw PCM needs both --sample-rate and --encoding (e.g. --sample-rate 44100 --encoding f32le).")
+        }
+    }
+
+    /// The raw layout, when one was given.
+    var format: RawPCMFormat? {
+        guard let sampleRate, let encoding else { return nil }
+        return RawPCMFormat(sampleRate: sampleRate, encoding: encoding, channelCount: channels)
+    }
+}
+
+/// Device, target and detector settings shared by the commands that analyse sound.
+struct AnalysisOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Device profile: 'acapella' or a JSON file (name, lower_frequency, upper_frequency, intercept_cm_h2_o, slope_cm_h2_o_per_hz).", valueName: "acapella|FILE"))
+    var device: String = "acapella"
+
+    @Option(help: ArgumentHelp("Replace the pressure line: intercept in cmH2O.", valueName: "cmH2O"))
+    var intercept: Double?
+
+    @Option(help: ArgumentHelp("Replace the pressure line: slope in cmH2O per Hz.", valueName: "cmH2O/Hz"))
+    var slope: Double?
+
+    @Option(help: ArgumentHelp("Flutter band searched, in Hz.", valueName: "LOW-HIGH"))
+    var band: RangeArgument?
+
+    @Option(help: ArgumentHelp("Target pressure range, in cmH2O.", valueName: "LOW-HIGH"))
+    var target: RangeArgument = RangeArgument(10...20)
+
+    @Option(help: ArgumentHelp("A fixed noise floor in dB (full scale) instead of learning it.", valueName: "dB"))
+    var noiseFloorDb: Double?
+
+    @Option(help: ArgumentHelp("Measure the noise floor from a recording of the quiet room.", valueName: "FILE"))
+    var calibrate: String?
+
+    @Option(help: ArgumentHelp("A pause this long without breaths ends a set, in seconds.", valueName: "s"))
+    var setPause: Double = 8
+
+    func validate() throws {
+        if noiseFloorDb != nil, calibrate != nil {
+            throw ValidationError("Give either --noise-floor-db or --calibrate, not both.")
+        }
+        if let noiseFloorDb, !(noiseFloorDb >= -200 && noiseFloorDb <= 0) {
+            throw ValidationError("--noise-floor-db must be between -200 and 0 dB, not \(noiseFloorDb.clean).")
+        }
+        guard target.range.lowerBound < target.range.upperBound else {
+            throw ValidationError("--target needs a lower bound below the upper, e.g. 10-20.")
+        }
+        guard setPause >= 2, setPause <= 600 else { throw ValidationError("--set-pause must be between 2 and 600 s.") }
+    }
+
+    /// The device profile with any overrides applied.
+    func deviceProfile() throws -> DeviceProfile {
+        var profile: DeviceProfile
+        if device.lowercased() == "acapella" {
+            profile = .acapella
+        } else {
+            guard let data = FileManager.default.contents(atPath: device) else {
+                throw failure("\(device): device profile not found or unreadable")
+            }
+            do {
+                profile = try profileDecoder.decode(DeviceProfile.self, from: data)
+            } catch {
+                throw failure("\(device): not a device profile (\(describe(error)))")
+            }
+        }
+        if let intercept { profile.interceptCmH2O = intercept }
+        if let slope { profile.slopeCmH2OPerHz = slope }
+        if let band {
+            profile.lowerFrequency = band.range.lowerBound
+            profile.upperFrequency = band.range.upperBound
+        }
+        do {
+            try profile.validate()
+        } catch {
+            throw failure("\(device == "acapella" ? "device" : device): \(error)")
+        }
+        return profile
+    }
+
+    /// The analysis configuration for audio at `sampleRate`.
+    func configuration(sampleRate: Double, raw: RawPCMFormat? = nil) throws -> SessionAnalyzer.Configuration {
+        var configuration = SessionAnalyzer.Configuration(
+            sampleRate: sampleRate, device: try deviceProfile(),
+            target: TargetRange(lowerCmH2O: target.range.lowerBound, upperCmH2O: target.range.upperBound))
+        configuration.setPause = setPause
+        configuration.huffSetPause = min(configuration.huffSetPause, setPause)
+        if let noiseFloorDb {
+            configuration.detector.noiseFloorDB = noiseFloorDb
+        } else if let calibrate {
+            configuration.detector.noiseFloorDB = try NoiseFloorCalibration.measure(path: calibrate, raw: raw, device: configuration.device)
+        }
+        do {
+            try configuration.validate()
+        } catch {
+            throw failure("settings: \(error)")
+        }
+        return configuration
+    }
+}
+
+/// Reads device profiles written with snake_case keys.
+let profileDecoder: JSONDecoder = {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    return decoder
+}()
+
+/// A short description of a decoding error.
+func describe(_ error: any Error) -> String {
+    switch error {
+    case let DecodingError.keyNotFound(key, _): "missing \(key.stringValue)"
+    case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context):
+        "wrong value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+    case DecodingError.dataCorrupted: "not valid JSON"
+    default: "\(error)"
+    }
+}
+
+/// The noise floor of a recording of the quiet room: the median level of its frames.
+enum NoiseFloorCalibration {
+    static func measure(path: String, raw: RawPCMFormat?, device: DeviceProfile) throws -> Double {
+        let source = try openSource(path: path, raw: raw)
+        var tracker: FlutterPitchTracker
+        do {
+            tracker = try FlutterPitchTracker(configuration: .init(sampleRate: source.sampleRate, device: device))
+        } catch {
+            throw failure("\(path): \(error)")
+        }
+        var levels: [Double] = []
+        var buffer: [Float] = []
+        while try readChunk(source, path: path, into: &buffer) > 0 {
+            tracker.process(buffer) { frame in levels.append(10 * log10(max(frame.energy, 1e-14))) }
+        }
+        guard !levels.isEmpty else { throw failure("\(path): too short to measure a noise floor (under half a second)") }
+        levels.sort()
+        return levels[levels.count / 2]
+    }
+}
+
+/// Opens an audio file (or '-' for standard input), turning failures into one-line errors.
+func openSource(path: String, raw: RawPCMFormat?) throws -> any AudioSource {
+    do {
+        return try AudioInput.open(path: path, raw: raw)
+    } catch {
+        throw failure(error.description)
+    }
+}
+
+/// Reads the next chunk of up to 4096 frames; 0 at the end.
+func readChunk(_ source: any AudioSource, path: String, into buffer: inout [Float]) throws -> Int {
+    do {
+        return try source.read(into: &buffer, maxFrames: 4096)
+    } catch {
+        throw failure(error.description)
+    }
+}

@@ -1,0 +1,57 @@
+import OPEPKit
+
+/// The readable summary of a session with its per-breath table.
+enum TextReport {
+    static func render(_ analysis: SessionAnalysis) -> String {
+        let s = analysis.summary
+        let settings = analysis.settings
+        let device = settings.device
+        var lines: [String] = []
+        lines.append("\(settings.file): \(settings.format), \(clock(s.duration))")
+        lines.append("Device \(device.name) (\(device.lowerFrequency.clean)-\(device.upperFrequency.clean) Hz, pressure = \(fixed(device.interceptCmH2O, 3)) + \(fixed(device.slopeCmH2OPerHz, 3)) × pitch), target \(settings.target.lowerCmH2O.clean)-\(settings.target.upperCmH2O.clean) cmH2O")
+        for warning in settings.warnings { lines.append("warning: \(warning)") }
+        lines.append("")
+        var headline = "\(s.breathCount) breath\(s.breathCount == 1 ? "" : "s") in \(s.setCount) set\(s.setCount == 1 ? "" : "s"), \(s.huffCoughCount) huff cough\(s.huffCoughCount == 1 ? "" : "s")"
+        headline += ", exhaling \(clock(s.exhalationTime)) of \(clock(s.duration))"
+        if let mean = s.meanBreathDuration { headline += ", mean exhalation \(fixed(mean, 1)) s" }
+        lines.append(headline)
+        if let pressure = s.meanPressure, let shares = s.zoneShares {
+            lines.append("Mean pressure \(fixed(pressure, 1)) cmH2O (pitch \(fixed(s.meanPitch ?? 0, 1)) Hz); time in target \(percent(shares.within)), below \(percent(shares.below)), above \(percent(shares.above))")
+        } else {
+            lines.append("No flutter was heard: no pressure to report.")
+        }
+        if let ratio = s.exhalationInhalationRatio {
+            lines.append("Exhalation/inhalation ratio \(fixed(ratio, 1)) (from \(s.inhalationsHeard) inhalations heard)")
+        }
+        guard !analysis.breaths.isEmpty else { return lines.joined(separator: "\n") }
+        lines.append("")
+        lines.append("  #  set    start   length  mean   min   max  pitch  in target")
+        lines.append("                       s      cmH2O cmH2O cmH2O   Hz")
+        for b in analysis.breaths {
+            let row = [
+                "\(b.index)".leftPad(3), "\(b.set)".leftPad(4), clock(b.start).leftPad(8), fixed(b.duration, 1).leftPad(8),
+                (b.meanPressure.map { fixed($0, 1) } ?? "-").leftPad(5), (b.minPressure.map { fixed($0, 1) } ?? "-").leftPad(5),
+                (b.maxPressure.map { fixed($0, 1) } ?? "-").leftPad(5), (b.meanPitch.map { fixed($0, 1) } ?? "-").leftPad(6),
+                (b.shareInTarget.map(percent) ?? "-").leftPad(10),
+            ]
+            lines.append(row.joined(separator: " "))
+        }
+        lines.append("")
+        for set in analysis.sets {
+            var line = "Set \(set.index): \(set.breathCount) breath\(set.breathCount == 1 ? "" : "s") from \(clock(set.start)) to \(clock(set.end))"
+            if let pressure = set.meanPressure { line += ", mean \(fixed(pressure, 1)) cmH2O" }
+            if let share = set.shareInTarget { line += ", \(percent(share)) in target" }
+            line += ", \(set.huffCoughs) huff cough\(set.huffCoughs == 1 ? "" : "s") after"
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `m:ss.s` for times in a session.
+    static func clock(_ seconds: Double) -> String {
+        let tenths = Int((max(0, seconds) * 10).rounded())
+        let minutes = tenths / 600
+        let rest = Double(tenths % 600) / 10
+        return "\(minutes):\(rest < 10 ? "0" : "")\(fixed(rest, 1))"
+    }
+}
