@@ -59,9 +59,7 @@ public struct SessionAnalyzer {
     /// How far the newest frame lies behind the newest audio, in seconds.
     public let latency: Double
 
-    private var tracker: FlutterPitchTracker
-    private var trackerFrames: [FlutterPitchTracker.Frame] = []
-    private static let sliceLength = 4096
+    private var tracker: FlutterPitchTracker?
     private var detector: ExhalationDetector
     private var pending: [SessionFrame]
     private var pendingCount = 0
@@ -85,20 +83,19 @@ public struct SessionAnalyzer {
     public init(configuration: Configuration) throws(EngineConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
-        tracker = try FlutterPitchTracker(configuration: configuration.tracker)
+        let tracker = try FlutterPitchTracker(configuration: configuration.tracker)
+        self.tracker = tracker
         frameInterval = tracker.frameInterval
         detector = try ExhalationDetector(configuration: configuration.detector, frameInterval: tracker.frameInterval)
         let placeholder = SessionFrame(time: 0, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: 0)
         pending = [SessionFrame](repeating: placeholder, count: detector.decisionDelay + 1)
         latency = tracker.latency + Double(detector.decisionDelay) * tracker.frameInterval
         anchoredEvents.reserveCapacity(8)
-        let samplesPerFrame = max(1, Int((tracker.frameInterval * configuration.sampleRate).rounded(.down)))
-        trackerFrames.reserveCapacity(Self.sliceLength / samplesPerFrame + 2)
     }
 
     /// Clears all state, as if newly set up.
     public mutating func reset() {
-        tracker.reset()
+        tracker?.reset()
         detector.reset()
         pendingCount = 0
         frameCount = 0
@@ -120,17 +117,19 @@ public struct SessionAnalyzer {
     /// Analyses a chunk of mono samples, handing out every frame and event that became final.
     public mutating func process(_ samples: UnsafeBufferPointer<Float>, onOutput: (SessionOutput) -> Void) {
         sampleCount += samples.count
-        var start = 0
-        while start < samples.count {
-            let end = min(samples.count, start + Self.sliceLength)
-            var collected = trackerFrames
-            trackerFrames = []
-            tracker.process(UnsafeBufferPointer(rebasing: samples[start..<end])) { collected.append($0) }
-            for frame in collected { accept(frame, onOutput: onOutput) }
-            collected.removeAll(keepingCapacity: true)
-            trackerFrames = collected
-            start = end
+        guard var running = tracker.take() else { return }
+        running.process(samples, analysingWhen: { shouldAnalyse(energy: $0) }) { frame in
+            accept(frame, onOutput: onOutput)
         }
+        tracker = running
+    }
+
+    /// Between sounds, a frame is searched for flutter only when it is loud enough that a sound
+    /// could start (within 3 dB of the detector's start threshold); during a sound, always.
+    private func shouldAnalyse(energy: Double) -> Bool {
+        guard !detector.isListening, let floor = detector.noiseFloorDB else { return true }
+        let level = 10 * log10(max(energy, 1e-14))
+        return level >= floor + configuration.detector.onMarginDB - 3
     }
 
     /// Analyses a chunk of mono samples, handing out every frame and event that became final.

@@ -127,6 +127,8 @@ public struct ExhalationDetector {
     public var noiseFloorDB: Double? { floor.level }
     /// Whether an exhalation is under way.
     public var isExhaling: Bool { sound?.exhaling ?? false }
+    /// Whether a sound (perhaps an exhalation) is under way.
+    public var isListening: Bool { sound != nil }
 
     public init(configuration: Configuration, frameInterval: Double) throws(EngineConfigurationError) {
         try configuration.validate()

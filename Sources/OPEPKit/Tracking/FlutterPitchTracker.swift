@@ -161,7 +161,7 @@ public struct FlutterPitchTracker {
             sampleRate: fs, highPassCutoff: configuration.highPassCutoff, energyRate: configuration.energyRate,
             analysisRate: configuration.analysisRate)
         blockLength = frontEnd.blockLength
-        energies.reserveCapacity(Self.sliceLength / blockLength + 2)
+        energies = [Float](repeating: 0, count: frontEnd.capacity(for: Self.sliceLength))
         let fe = fs / Double(blockLength)
         energyRate = fe
         hop = max(1, Int((configuration.frameInterval * fe).rounded()))
@@ -207,13 +207,25 @@ public struct FlutterPitchTracker {
 
     /// Processes a chunk of mono samples, calling `onFrame` for every frame it completes.
     public mutating func process(_ samples: UnsafeBufferPointer<Float>, onFrame: (Frame) -> Void) {
+        process(samples, analysingWhen: { _ in true }, onFrame: onFrame)
+    }
+
+    /// Processes a chunk, searching a frame for flutter only when `gate` allows it for the frame's
+    /// energy (the mean square of ``Frame/energy``). A frame the gate refuses counts as a miss; a
+    /// caller that knows the room's noise floor uses this to skip the search in silence, as the
+    /// study's application design suggests (seed 000 section 1).
+    public mutating func process(
+        _ samples: UnsafeBufferPointer<Float>, analysingWhen gate: (Double) -> Bool, onFrame: (Frame) -> Void
+    ) {
         var start = 0
         while start < samples.count {
             let end = min(samples.count, start + Self.sliceLength)
-            energies.removeAll(keepingCapacity: true)
-            frontEnd.process(UnsafeBufferPointer(rebasing: samples[start..<end]), into: &energies)
-            for energy in energies {
-                if let frame = pushEnergy(energy) { onFrame(frame) }
+            let slice = UnsafeBufferPointer(rebasing: samples[start..<end])
+            let count = energies.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress.map { frontEnd.process(slice, into: $0) } ?? 0
+            }
+            for i in 0..<count {
+                if let frame = pushEnergy(energies[i], gate: gate) { onFrame(frame) }
             }
             start = end
         }
@@ -224,7 +236,7 @@ public struct FlutterPitchTracker {
         samples.withUnsafeBufferPointer { process($0, onFrame: onFrame) }
     }
 
-    private mutating func pushEnergy(_ energy: Float) -> Frame? {
+    private mutating func pushEnergy(_ energy: Float, gate: (Double) -> Bool) -> Frame? {
         let detrended = detrender.process(smoother.process(energy))
         let index = energyCount
         ring[index & ringMask] = detrended
@@ -234,21 +246,20 @@ public struct FlutterPitchTracker {
         let centre = Double(index - smoother.halfWidth - detrender.delay) - Double(spanLength - 1) / 2
         let time = (centre * Double(blockLength) + Double(blockLength - 1) / 2 - frontEnd.delay) / configuration.sampleRate
         guard time >= 0 else { return nil }
-        return analyse(newest: index, time: time)
+        return analyse(newest: index, time: time, gate: gate)
     }
 
-    private mutating func analyse(newest: Int, time: Double) -> Frame {
+    private mutating func analyse(newest: Int, time: Double, gate: (Double) -> Bool) -> Frame {
         let level = Double(max(0, levels[(newest - (spanLength - 1) / 2) & ringMask]))
         let index = frameCount
         frameCount += 1
-        guard previousPeriod != nil || index % acquisitionFrames == 0 else {
+        guard (previousPeriod != nil || index % acquisitionFrames == 0) && gate(level) else {
             _ = periods.update(accepted: nil)
             return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0)
         }
         let first = newest - spanLength + 1
-        let (mask, source) = (ringMask, ring)
-        let variance = search.load { span in
-            for i in 0..<span.count { span[i] = source[(first + i) & mask] }
+        let variance = ring.withUnsafeBufferPointer { source in
+            source.baseAddress.map { search.load(from: $0, mask: ringMask, first: first) } ?? 0
         }
         let modulation = level > 0 ? variance.squareRoot() / level : 0
         var candidate: PeriodCandidate?

@@ -56,26 +56,38 @@ struct PeriodSearch {
         scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
     }
 
-    /// Loads the span to analyse (oldest first) with its mean removed; returns the span's variance
-    /// (zero for digital silence, in which case there is no period to find).
-    mutating func load(_ copy: (inout [Float]) -> Void) -> Double {
-        copy(&span)
+    /// Loads the span to analyse from a power-of-two ring (`first` is the oldest sample's index)
+    /// with its mean removed; returns the span's variance (zero for digital silence, in which case
+    /// there is no period to find).
+    mutating func load(from ring: UnsafePointer<Float>, mask: Int, first: Int) -> Double {
         let count = span.count
-        var mean: Double = 0
-        for v in span { mean += Double(v) }
-        mean /= Double(count)
-        var running: Double = 0
-        var runningSquares: Double = 0
-        for i in 0..<count {
-            let v = Float(Double(span[i]) - mean)
-            span[i] = v
-            running += Double(v)
-            runningSquares += Double(v) * Double(v)
-            prefix[i + 1] = running
-            prefixSquares[i + 1] = runningSquares
+        let variance = span.withUnsafeMutableBufferPointer { x -> Double in
+            prefix.withUnsafeMutableBufferPointer { p -> Double in
+                prefixSquares.withUnsafeMutableBufferPointer { q -> Double in
+                    var total: Double = 0
+                    for i in 0..<count {
+                        let v = ring[(first &+ i) & mask]
+                        x[i] = v
+                        total += Double(v)
+                    }
+                    let mean = total / Double(count)
+                    var running: Double = 0
+                    var runningSquares: Double = 0
+                    for i in 0..<count {
+                        let v = Float(Double(x[i]) - mean)
+                        x[i] = v
+                        running += Double(v)
+                        runningSquares += Double(v) * Double(v)
+                        p[i + 1] = running
+                        q[i + 1] = runningSquares
+                    }
+                    return runningSquares / Double(count)
+                }
+            }
         }
-        for i in scores.indices { scores[i] = -2 }
-        let variance = runningSquares / Double(count)
+        scores.withUnsafeMutableBufferPointer { s in
+            for i in s.indices { s[i] = -2 }
+        }
         return variance > 1e-30 ? variance : 0
     }
 
@@ -91,18 +103,33 @@ struct PeriodSearch {
 
     private mutating func bandSearch(near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
         guard let previous else { return globalSearch() }
-        let low = max(lagRange.lowerBound, Int((previous * (1 - searchWidth)).rounded(.down)))
-        let high = min(lagRange.upperBound, Int((previous * (1 + searchWidth)).rounded(.up)))
-        guard low < high, let local = bestPeak(in: low...high) else { return globalSearch() }
+        guard let local = climb(from: previous) else { return globalSearch() }
         guard checkFractions else { return local }
         for divisor in [4.0, 3.0, 2.0] {
-            let fraction = previous / divisor
-            let fractionLow = max(lagRange.lowerBound, Int((fraction * (1 - searchWidth)).rounded(.down)))
-            let fractionHigh = min(lagRange.upperBound, Int((fraction * (1 + searchWidth)).rounded(.up)))
-            guard fractionLow < fractionHigh, let shorter = bestPeak(in: fractionLow...fractionHigh) else { continue }
+            guard let shorter = climb(from: previous / divisor) else { continue }
             if shorter.correlation >= octaveShare * local.correlation { return shorter }
         }
         return local
+    }
+
+    /// The local maximum reached by climbing the correlation from the lag nearest `start`,
+    /// refined; nil when the climb leaves ±`searchWidth` around `start` or the lag range.
+    private mutating func climb(from start: Double) -> PeriodCandidate? {
+        let low = max(lagRange.lowerBound, Int((start * (1 - searchWidth)).rounded(.down)))
+        let high = min(lagRange.upperBound, Int((start * (1 + searchWidth)).rounded(.up)))
+        var lag = Int(start.rounded())
+        guard low < lag, lag < high else { return nil }
+        while true {
+            let here = score(lag)
+            if score(lag + 1) > here {
+                lag += 1
+            } else if score(lag - 1) > here {
+                lag -= 1
+            } else {
+                return peakAt(lag)
+            }
+            guard low < lag, lag < high else { return nil }
+        }
     }
 
     private mutating func globalSearch() -> PeriodCandidate? {
@@ -117,19 +144,6 @@ struct PeriodSearch {
             if let peak = peakAt(lag), peak.correlation >= octaveShare * best.correlation { return peak }
         }
         return best
-    }
-
-    /// The highest local maximum strictly inside `range`, refined; nil when the maximum lies on
-    /// the range's edge (the true peak is elsewhere).
-    private mutating func bestPeak(in range: ClosedRange<Int>) -> PeriodCandidate? {
-        var bestLag = range.lowerBound
-        var bestScore = -Double.infinity
-        for lag in range {
-            let s = score(lag)
-            if s > bestScore { bestScore = s; bestLag = lag }
-        }
-        guard bestLag > range.lowerBound, bestLag < range.upperBound else { return nil }
-        return peakAt(bestLag)
     }
 
     /// A refined peak if `lag` is a local maximum of the correlation.
