@@ -42,7 +42,7 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var medianErrorHz: Double?
     public var p90ErrorHz: Double?
     /// Median |pressure error| in cmH2O (the device line applied to both).
-    public var medianPressureErrorCmH2O: Double?
+    public var medianPressureError: Double?
     /// Share of pitches more than 20 % off.
     public var grossErrors: Double
     /// Share of frames outside true exhalations that had a pitch.
@@ -91,7 +91,7 @@ public enum Evaluator {
             noise: evaluationCase.simulation.noiseKind.rawValue, noiseLevelDB: evaluationCase.simulation.noiseLevelDB,
             duration: truth.duration, coverage: score.coverage, medianErrorHz: quantile(score.errors, 0.5),
             p90ErrorHz: quantile(score.errors, 0.9),
-            medianPressureErrorCmH2O: quantile(score.errors, 0.5).map { $0 * abs(truth.configuration.device.slopeCmH2OPerHz) },
+            medianPressureError: quantile(score.errors, 0.5).map { $0 * abs(truth.configuration.device.slopeCmH2OPerHz) },
             grossErrors: score.grossShare, falseReports: score.falseReportShare,
             breathsTrue: truth.breaths.count, breathsFound: report.breaths.count, breathsMatched: matching.pairs,
             missedBreaths: matching.missed, extraBreaths: matching.extra,

@@ -45,7 +45,7 @@ struct EvaluateCommand: ParsableCommand {
         let passed = results.filter(\.passed).count
         switch format {
         case .json:
-            try printJSON(EvaluationOutput(targets: EvaluationTargets(), cases: results, passed: passed))
+            print(try reportJSON(EvaluationOutput(targets: EvaluationTargets(), cases: results, passed: passed), pretty: true))
         default:
             print(EvaluationTable.footer(results))
         }

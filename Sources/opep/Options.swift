@@ -58,7 +58,7 @@ struct RawInputOptions: ParsableArguments {
 
 /// Device, target and detector settings shared by the commands that analyse sound.
 struct AnalysisOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Device profile: 'acapella' or a JSON file (name, lower_frequency, upper_frequency, intercept_cm_h2_o, slope_cm_h2_o_per_hz).", valueName: "acapella|FILE"))
+    @Option(help: ArgumentHelp("Device profile: 'acapella' or a JSON file (name, lower_frequency_hz, upper_frequency_hz, intercept_cmh2o, slope_cmh2o_per_hz).", valueName: "acapella|FILE"))
     var device: String = "acapella"
 
     @Option(help: ArgumentHelp("Replace the pressure line: intercept in cmH2O.", valueName: "cmH2O"))
@@ -145,12 +145,8 @@ struct AnalysisOptions: ParsableArguments {
     }
 }
 
-/// Reads device profiles written with snake_case keys.
-let profileDecoder: JSONDecoder = {
-    let decoder = JSONDecoder()
-    decoder.keyDecodingStrategy = .convertFromSnakeCase
-    return decoder
-}()
+/// Reads device profiles (their keys are spelled out in `DeviceProfile`).
+let profileDecoder = JSONDecoder()
 
 /// A short description of a decoding error.
 func describe(_ error: any Error) -> String {

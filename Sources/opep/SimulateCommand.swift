@@ -79,7 +79,7 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         let written = try SessionRecording.write(try session.configuration(), to: output, encoding: encoding)
         let truth = written.truth
-        print("\(output): \(fixed(truth.duration, 1)) s at \(session.sampleRate.clean) Hz, \(truth.breaths.count) breaths in \(session.sets) sets, \(session.noise.rawValue) interference at \(session.noiseLevel.clean) dB")
+        print("\(output): \(fixed(truth.duration, 1)) s at \(session.sampleRate.clean) Hz, \(truth.breaths.count) breath\(truth.breaths.count == 1 ? "" : "s") in \(session.sets) set\(session.sets == 1 ? "" : "s"), \(session.noise.rawValue) interference at \(session.noiseLevel.clean) dB")
         print("\(written.truthJSON): ground truth")
         print("\(written.truthCSV): true frames (time_s,pitch_hz,pressure_cmh2o,exhaling)")
     }

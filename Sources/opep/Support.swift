@@ -20,18 +20,6 @@ func printError(_ line: String) {
     FileHandle.standardError.write(Data(("opep: " + line + "\n").utf8))
 }
 
-/// Pretty-printed JSON with stable key order on standard output.
-func printJSON<T: Encodable>(_ value: T) throws {
-    print(try jsonString(value))
-}
-
-func jsonString<T: Encodable>(_ value: T, pretty: Bool = true) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
-}
-
 func fixed(_ value: Double, _ digits: Int) -> String {
     String(format: "%.\(digits)f", value)
 }

@@ -67,7 +67,8 @@ public struct SessionAnalyzer {
     private var finalCount = 0
     private var sampleCount = 0
     private var anchoredEvents: [(frame: Int, event: SessionEvent)] = []
-    private var inhalationDurations: [Double] = []
+    private var inhalationTime = 0.0
+    private var inhalationCount = 0
 
     private var breaths: [Breath] = []
     private var sets: [TherapySet] = []
@@ -102,7 +103,8 @@ public struct SessionAnalyzer {
         finalCount = 0
         sampleCount = 0
         anchoredEvents.removeAll(keepingCapacity: true)
-        inhalationDurations.removeAll()
+        inhalationTime = 0
+        inhalationCount = 0
         breaths.removeAll()
         sets.removeAll()
         breath = nil
@@ -152,14 +154,14 @@ public struct SessionAnalyzer {
         let exhalationTime = breaths.reduce(0) { $0 + $1.duration }
         let meanBreath = breaths.isEmpty ? nil : exhalationTime / Double(breaths.count)
         var ratio: Double?
-        if inhalationDurations.count >= 3, let meanBreath {
-            ratio = meanBreath / (inhalationDurations.reduce(0, +) / Double(inhalationDurations.count))
+        if inhalationCount >= 3, let meanBreath {
+            ratio = meanBreath / (inhalationTime / Double(inhalationCount))
         }
         let summary = SessionSummary(
             duration: Double(sampleCount) / configuration.sampleRate, breathCount: breaths.count,
             setCount: sets.count, huffCoughCount: huffCoughs, exhalationTime: exhalationTime,
             meanBreathDuration: meanBreath, meanPressure: session.meanPressure, meanPitch: session.meanPitch,
-            zoneShares: session.zoneShares, exhalationInhalationRatio: ratio, inhalationsHeard: inhalationDurations.count)
+            zoneShares: session.zoneShares, exhalationInhalationRatio: ratio, inhalationsHeard: inhalationCount)
         return SessionReport(summary: summary, breaths: breaths, sets: sets)
     }
 
@@ -188,7 +190,8 @@ public struct SessionAnalyzer {
             let event = SessionEvent(kind: .huffCough, time: start - frameInterval / 2, duration: time(ofFrame: last) - start + frameInterval)
             anchoredEvents.append((max(last, finalCount), event))
         case let .inhalation(first, last):
-            inhalationDurations.append(Double(last - first + 1) * frameInterval)
+            inhalationTime += Double(last - first + 1) * frameInterval
+            inhalationCount += 1
         }
     }
 

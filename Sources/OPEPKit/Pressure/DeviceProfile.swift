@@ -3,7 +3,9 @@
 ///
 /// The default, ``acapella``, is the line published for the Acapella with 19 people at both
 /// resistance settings: `pressure [cmH2O] = -4.659 + 1.119 × pitch [Hz]` (r² = 0.886).
-/// A researcher can replace it with a line fitted for another device or person.
+/// A researcher can replace it with a line fitted for another device or person. As JSON:
+/// `{"name": "Acapella", "lower_frequency_hz": 10, "upper_frequency_hz": 40,
+/// "intercept_cmh2o": -4.659, "slope_cmh2o_per_hz": 1.119}`.
 public struct DeviceProfile: Sendable, Hashable, Codable {
     /// A short human name, e.g. "Acapella".
     public var name: String
@@ -15,6 +17,11 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     public var interceptCmH2O: Double
     /// Pressure change per Hz of flutter, in cmH2O/Hz.
     public var slopeCmH2OPerHz: Double
+
+    enum CodingKeys: String, CodingKey {
+        case name, lowerFrequency = "lower_frequency_hz", upperFrequency = "upper_frequency_hz"
+        case interceptCmH2O = "intercept_cmh2o", slopeCmH2OPerHz = "slope_cmh2o_per_hz"
+    }
 
     public init(
         name: String, lowerFrequency: Double, upperFrequency: Double,

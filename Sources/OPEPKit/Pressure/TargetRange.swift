@@ -10,6 +10,10 @@ public struct TargetRange: Sendable, Hashable, Codable {
     /// Highest pressure that counts as on target, in cmH2O.
     public var upperCmH2O: Double
 
+    enum CodingKeys: String, CodingKey {
+        case lowerCmH2O = "lower_cmh2o", upperCmH2O = "upper_cmh2o"
+    }
+
     public init(lowerCmH2O: Double = 10, upperCmH2O: Double = 20) {
         self.lowerCmH2O = lowerCmH2O
         self.upperCmH2O = upperCmH2O
