@@ -46,6 +46,8 @@ struct SessionAnalysis: Encodable {
                 do { try onFrame(frame) } catch { frameError = error }
             case let .event(event):
                 events.append(event)
+            case .live:
+                break
             }
         }
         var buffer: [Float] = []

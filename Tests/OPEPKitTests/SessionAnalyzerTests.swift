@@ -3,6 +3,8 @@ import XCTest
 
 final class SessionAnalyzerTests: XCTestCase {
     private struct Run {
+        var live: [SessionFrame] = []
+        var liveBeforeFinal: [Int] = []
         var frames: [SessionFrame] = []
         var events: [SessionEvent] = []
         var report: SessionReport?
@@ -15,7 +17,11 @@ final class SessionAnalyzerTests: XCTestCase {
         var run = Run()
         let collect: (SessionOutput) -> Void = { output in
             switch output {
-            case let .frame(frame): run.frames.append(frame)
+            case let .live(frame):
+                run.live.append(frame)
+            case let .frame(frame):
+                run.frames.append(frame)
+                run.liveBeforeFinal.append(run.live.count - run.frames.count)
             case let .event(event): run.events.append(event)
             }
         }
@@ -78,6 +84,22 @@ final class SessionAnalyzerTests: XCTestCase {
         let outside = run.frames.filter { frame in !session.exhalations.contains { frame.time >= $0.start && frame.time <= $0.end } }
         let falseReports = outside.filter { $0.pitch != nil }.count
         XCTAssertLessThanOrEqual(Double(falseReports) / Double(outside.count), 0.01)
+    }
+
+    func testLiveFramesComeAtOnceAndAgreeWithTheFinalOnes() throws {
+        let session = TestSession(sampleRate: 16000, sets: 1, breathsPerSet: 2)
+        let run = try analyse(session.samples, sampleRate: 16000, chunk: 1600)
+        XCTAssertEqual(run.live.map(\.time), run.frames.map(\.time))
+        let configuration = SessionAnalyzer.Configuration(sampleRate: 16000)
+        let analyzer = try SessionAnalyzer(configuration: configuration)
+        let framesAhead = Int(((analyzer.latency - (try FlutterPitchTracker(configuration: configuration.tracker)).latency) / analyzer.frameInterval).rounded())
+        XCTAssertEqual(run.liveBeforeFinal.dropLast(framesAhead).max(), framesAhead)
+        for (live, final) in zip(run.live, run.frames) where final.pitch != nil {
+            XCTAssertEqual(live.pitch, final.pitch)
+            XCTAssertEqual(live.pressure, final.pressure)
+        }
+        let exhaling = zip(run.live, run.frames).filter { $0.1.exhaling }
+        XCTAssertGreaterThan(Double(exhaling.filter { $0.0.pitch != nil }.count) / Double(exhaling.count), 0.9)
     }
 
     func testEventsComeInOrderAndMatchTheReport() throws {

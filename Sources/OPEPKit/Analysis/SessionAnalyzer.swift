@@ -176,7 +176,20 @@ public struct SessionAnalyzer {
         if let decision = detector.process(levelDB: level, pitched: frame.pitch != nil) {
             apply(decision, newest: index)
         }
+        onOutput(.live(withPressure(pending[index % pending.count], exhaling: detector.isExhaling)))
         while frameCount - finalCount > detector.decisionDelay { finalize(onOutput: onOutput) }
+    }
+
+    /// The frame with its pressure and zone filled in from its pitch.
+    private func withPressure(_ frame: SessionFrame, exhaling: Bool) -> SessionFrame {
+        var frame = frame
+        frame.exhaling = exhaling
+        if let pitch = frame.pitch {
+            let pressure = configuration.device.pressure(forPitch: pitch)
+            frame.pressure = pressure
+            frame.zone = configuration.target.zone(of: pressure)
+        }
+        return frame
     }
 
     private mutating func apply(_ decision: ExhalationDetector.Decision, newest: Int) {
@@ -208,10 +221,8 @@ public struct SessionAnalyzer {
         let slot = finalCount % pending.count
         var frame = pending[slot]
         finalCount += 1
-        if frame.exhaling, let pitch = frame.pitch {
-            let pressure = configuration.device.pressure(forPitch: pitch)
-            frame.pressure = pressure
-            frame.zone = configuration.target.zone(of: pressure)
+        if frame.exhaling {
+            frame = withPressure(frame, exhaling: true)
         } else {
             frame.pitch = nil
         }

@@ -46,6 +46,11 @@ public struct SessionEvent: Sendable, Hashable, Codable {
 
 /// What the analysis hands out while it runs.
 public enum SessionOutput: Sendable, Hashable {
+    /// A frame as soon as its audio has been analysed, for a live display: the flutter heard now
+    /// and whether an exhalation is under way so far. Later decisions may still change it.
+    case live(SessionFrame)
+    /// A final frame, handed out once no later decision can change it.
     case frame(SessionFrame)
+    /// Something that happened, handed out in order with the final frames.
     case event(SessionEvent)
 }
