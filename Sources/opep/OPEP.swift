@@ -12,7 +12,8 @@ struct OPEP: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            DemoCommand.self, AnalyzeCommand.self, SimulateCommand.self, EvaluateCommand.self, BenchmarkCommand.self,
+            DemoCommand.self, AnalyzeCommand.self, MonitorCommand.self, SimulateCommand.self, EvaluateCommand.self,
+            BenchmarkCommand.self,
         ]
     )
 }
