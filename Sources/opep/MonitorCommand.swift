@@ -83,6 +83,8 @@ struct TerminalGauge {
     private(set) var events: [SessionEvent] = []
     private var breaths = 0
     private var breathsInSet = 0
+    private var startedInSet = 0
+    private var exhaling = false
     private var sets = 1
     private var lastDrawn = -1.0
     private var huffCue = false
@@ -96,6 +98,8 @@ struct TerminalGauge {
     mutating func take(_ output: SessionOutput) {
         switch output {
         case let .live(frame):
+            if frame.exhaling, !exhaling { startedInSet += 1 }
+            exhaling = frame.exhaling
             if frame.time - lastDrawn >= 0.1 {
                 lastDrawn = frame.time
                 draw(frame)
@@ -112,6 +116,7 @@ struct TerminalGauge {
             case .setEnded:
                 sets += 1
                 breathsInSet = 0
+                startedInSet = exhaling ? 1 : 0
                 huffCue = true
             case .huffCough:
                 break
@@ -142,7 +147,7 @@ struct TerminalGauge {
         }
         let pressure = frame.pressure.map { fixed($0, 1).leftPad(5) + " cmH2O" } ?? "    - cmH2O"
         let pitch = frame.pitch.map { fixed($0, 1).leftPad(4) + " Hz" } ?? "   - Hz"
-        var line = "\r\(pressure) [\(String(bar))] \(zone) \(pitch)  breath \(breathsInSet)/\(breathsPerSet)  set \(sets)  \(TextReport.clock(frame.time))"
+        var line = "\r\(pressure) [\(String(bar))] \(zone) \(pitch)  breath \(max(breathsInSet, startedInSet))/\(breathsPerSet)  set \(sets)  \(TextReport.clock(frame.time))"
         if huffCue { line += "  " + paint("huff cough now", 1) }
         FileHandle.standardOutput.write(Data((line + "\u{1B}[K").utf8))
     }
