@@ -47,9 +47,13 @@ struct AnalyzeCommand: ParsableCommand {
             }
         }
         var failed = 0
-        for (index, path) in files.enumerated() {
+        var printed = false
+        var usedNames: Set<String> = []
+        for path in files {
             do {
-                try report(path, first: index == 0)
+                let target = outputDir.map { reportPath(for: path, in: $0, avoiding: &usedNames) }
+                try report(path, to: target, separated: printed)
+                printed = true
             } catch {
                 printError("error: \(error)")
                 failed += 1
@@ -58,8 +62,8 @@ struct AnalyzeCommand: ParsableCommand {
         if failed > 0 { throw ExitCode.failure }
     }
 
-    private func report(_ path: String, first: Bool) throws {
-        let output = try outputDir.map { try TextOutput(path: reportPath(for: path, in: $0)) } ?? TextOutput()
+    private func report(_ path: String, to target: String?, separated: Bool) throws {
+        let output = try target.map { try TextOutput(path: $0) } ?? TextOutput()
         let result: SessionAnalysis
         switch format {
         case .csv:
@@ -72,7 +76,7 @@ struct AnalyzeCommand: ParsableCommand {
             try output.line(try reportJSON(result, pretty: files.count == 1 || outputDir != nil))
         case .text:
             result = try SessionAnalysis.run(path: path, raw: raw.format, options: analysis)
-            if !first, outputDir == nil { try output.line("") }
+            if separated, target == nil { try output.line("") }
             try output.line(TextReport.render(result))
         }
         try output.close()
@@ -81,8 +85,17 @@ struct AnalyzeCommand: ParsableCommand {
         }
     }
 
-    private func reportPath(for file: String, in folder: String) -> String {
+    /// `NAME.FORMAT` in `folder`, or `NAME-2.FORMAT` and so on when an earlier recording of the same
+    /// name already took it, so no report overwrites another.
+    private func reportPath(for file: String, in folder: String, avoiding used: inout Set<String>) -> String {
         let name = file == "-" ? "stdin" : ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-        return (folder as NSString).appendingPathComponent("\(name).\(format.rawValue)")
+        var candidate = name
+        var number = 2
+        while used.contains(candidate) {
+            candidate = "\(name)-\(number)"
+            number += 1
+        }
+        used.insert(candidate)
+        return (folder as NSString).appendingPathComponent("\(candidate).\(format.rawValue)")
     }
 }

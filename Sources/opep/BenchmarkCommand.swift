@@ -67,7 +67,9 @@ struct BenchmarkCommand: ParsableCommand {
                     offset = end
                 }
             }
-            breaths = analyzer.finish { _ in }.summary.breathCount
+            breaths = analyzer.finish { output in
+                if case .frame = output { frames += 1 }
+            }.summary.breathCount
             timings.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             precondition(frames > 0)
         }

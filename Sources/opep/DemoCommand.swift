@@ -29,7 +29,7 @@ struct DemoCommand: ParsableCommand {
         defer { if keep == nil { try? fileManager.removeItem(atPath: folder) } }
         let path = (folder as NSString).appendingPathComponent("session.wav")
         let configuration = try session.configuration()
-        print("Simulating \(configuration.sets) set\(configuration.sets == 1 ? "" : "s") of \(configuration.breathsPerSet) breaths through an Acapella (\(configuration.pressureRange.lowerBound.clean)-\(configuration.pressureRange.upperBound.clean) cmH2O), \(configuration.noiseKind.rawValue) interference at \(configuration.noiseLevelDB.clean) dB, \(configuration.sampleRate.clean) Hz...")
+        print("Simulating \(plural(configuration.sets, "set")) of \(plural(configuration.breathsPerSet, "breath")) through an Acapella (\(configuration.pressureRange.lowerBound.clean)-\(configuration.pressureRange.upperBound.clean) cmH2O), \(configuration.noiseKind.rawValue) interference at \(configuration.noiseLevelDB.clean) dB, \(configuration.sampleRate.clean) Hz...")
         let written = try SessionRecording.write(configuration, to: path, encoding: .int16)
         print("Analysing \(path) as a recording:\n")
         let analysis = try SessionAnalysis.run(path: path, raw: nil, options: try AnalysisOptions.parse([]))
@@ -58,8 +58,8 @@ struct DemoCommand: ParsableCommand {
         }
         let trueMean = flutterTime > 0 ? pressureSum / flutterTime : 0
         let trueSets = Set(truth.breaths.map(\.set)).count
-        var line = "Ground truth: \(truth.breaths.count) breaths in \(trueSets) sets, mean pressure over the flutter \(fixed(trueMean, 1)) cmH2O."
-        line += " Measured: \(analysis.summary.breathCount) breaths in \(analysis.summary.setCount) sets"
+        var line = "Ground truth: \(plural(truth.breaths.count, "breath")) in \(plural(trueSets, "set")), mean pressure over the flutter \(fixed(trueMean, 1)) cmH2O."
+        line += " Measured: \(plural(analysis.summary.breathCount, "breath")) in \(plural(analysis.summary.setCount, "set"))"
         if let measured = analysis.summary.meanPressure { line += ", mean pressure \(fixed(measured, 1)) cmH2O" }
         return line + "."
     }

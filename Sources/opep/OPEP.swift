@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct OPEP: ParsableCommand {
@@ -16,4 +17,17 @@ struct OPEP: ParsableCommand {
             BenchmarkCommand.self,
         ]
     )
+
+    /// Runs the command; a failure the command describes itself ends with one `opep: error:` line.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as CommandFailure {
+            printError("error: \(failure)")
+            Foundation.exit(1)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

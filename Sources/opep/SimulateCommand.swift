@@ -38,6 +38,9 @@ struct SimulationOptions: ParsableArguments {
 
     /// The simulator's configuration, validated.
     func configuration() throws -> SimulationConfiguration {
+        guard sampleRate == sampleRate.rounded() else {
+            throw ValidationError("--sample-rate must be a whole number of Hz (a WAV header holds no fraction), not \(sampleRate).")
+        }
         let configuration = SimulationConfiguration(
             sampleRate: sampleRate, sets: sets, breathsPerSet: breaths, pressureRange: pressure.range,
             noiseKind: noise, noiseLevelDB: noiseLevel, huffCoughsPerSet: huffs, restBetweenSets: rest, seed: seed)
@@ -79,7 +82,7 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         let written = try SessionRecording.write(try session.configuration(), to: output, encoding: encoding)
         let truth = written.truth
-        print("\(output): \(fixed(truth.duration, 1)) s at \(session.sampleRate.clean) Hz, \(truth.breaths.count) breath\(truth.breaths.count == 1 ? "" : "s") in \(session.sets) set\(session.sets == 1 ? "" : "s"), \(session.noise.rawValue) interference at \(session.noiseLevel.clean) dB")
+        print("\(output): \(fixed(truth.duration, 1)) s at \(session.sampleRate.clean) Hz, \(plural(truth.breaths.count, "breath")) in \(plural(session.sets, "set")), \(session.noise.rawValue) interference at \(session.noiseLevel.clean) dB")
         print("\(written.truthJSON): ground truth")
         print("\(written.truthCSV): true frames (time_s,pitch_hz,pressure_cmh2o,exhaling)")
     }

@@ -20,6 +20,11 @@ func printError(_ line: String) {
     FileHandle.standardError.write(Data(("opep: " + line + "\n").utf8))
 }
 
+/// "1 breath", "2 breaths".
+func plural(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+}
+
 func fixed(_ value: Double, _ digits: Int) -> String {
     String(format: "%.\(digits)f", value)
 }

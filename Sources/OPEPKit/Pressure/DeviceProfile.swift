@@ -58,8 +58,8 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
         guard upperFrequency.isFinite, upperFrequency > lowerFrequency * 1.2 else {
             throw .invalidBand(lower: lowerFrequency, upper: upperFrequency, reason: "the upper frequency must be at least 1.2 times the lower")
         }
-        guard upperFrequency <= 200 else {
-            throw .invalidBand(lower: lowerFrequency, upper: upperFrequency, reason: "the upper frequency must be at most 200 Hz")
+        guard upperFrequency <= 90 else {
+            throw .invalidBand(lower: lowerFrequency, upper: upperFrequency, reason: "the upper frequency must be at most 90 Hz (the tracker's energy signal runs at ~1 kHz)")
         }
         guard interceptCmH2O.isFinite, slopeCmH2OPerHz.isFinite, slopeCmH2OPerHz != 0 else {
             throw .invalidLine(intercept: interceptCmH2O, slope: slopeCmH2OPerHz)
@@ -77,7 +77,7 @@ public enum DeviceProfileError: Error, Sendable, Equatable, CustomStringConverti
         case let .invalidBand(lower, upper, reason):
             "flutter band \(lower)-\(upper) Hz is not usable: \(reason)"
         case let .invalidLine(intercept, slope):
-            "pressure line \(intercept) + \(slope) × pitch is not usable: the slope must be a non-zero finite number"
+            "pressure line \(intercept) + \(slope) × pitch is not usable: intercept and slope must be finite numbers and the slope must not be zero"
         }
     }
 }

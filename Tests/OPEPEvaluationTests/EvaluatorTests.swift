@@ -1,0 +1,104 @@
+import XCTest
+@testable import OPEPEvaluation
+@testable import OPEPKit
+@testable import OPEPSimulation
+
+final class EvaluatorTests: XCTestCase {
+    func testNormalCasesMeetEveryTarget() throws {
+        for sampleRate in [8000.0, 16000] {
+            let evaluationCase = smallCase(sampleRate: sampleRate)
+            let result = try Evaluator.evaluate(evaluationCase)
+            let truth = try SessionSimulator(configuration: evaluationCase.simulation).groundTruth
+
+            XCTAssertTrue(result.passed, "\(result.name): \(result.misses)")
+            XCTAssertEqual(result.misses, [])
+            XCTAssertEqual(result.name, evaluationCase.name)
+            XCTAssertEqual(result.sampleRate, sampleRate)
+            XCTAssertEqual(result.noise, "room")
+            XCTAssertEqual(result.noiseLevelDB, -25)
+            XCTAssertEqual(result.duration, truth.duration)
+            XCTAssertEqual(result.breathsTrue, 3)
+            XCTAssertEqual(result.breathsFound, 3)
+            XCTAssertEqual(result.breathsMatched, 3)
+            XCTAssertEqual(result.missedBreaths, [])
+            XCTAssertEqual(result.extraBreaths, [])
+            XCTAssertEqual(result.setsTrue, 1)
+            XCTAssertEqual(result.setsFound, 1)
+            XCTAssertGreaterThanOrEqual(result.coverage, 0.95)
+            XCTAssertLessThanOrEqual(result.coverage, 1)
+            let median = try XCTUnwrap(result.medianErrorHz)
+            XCTAssertLessThanOrEqual(median, 0.15)
+            XCTAssertGreaterThanOrEqual(try XCTUnwrap(result.p90ErrorHz), median)
+            XCTAssertEqual(try XCTUnwrap(result.medianPressureError), median * 1.119, accuracy: 1e-12)
+            XCTAssertLessThanOrEqual(result.grossErrors, 0.01)
+            XCTAssertLessThanOrEqual(result.falseReports, 0.01)
+        }
+    }
+
+    func testChunkLengthDoesNotChangeTheResult() throws {
+        let evaluationCase = smallCase(sampleRate: 8000)
+
+        let whole = try Evaluator.evaluate(evaluationCase, chunkLength: 4096)
+        let small = try Evaluator.evaluate(evaluationCase, chunkLength: 333)
+
+        XCTAssertEqual(small, whole)
+    }
+
+    func testADeafEngineMissesCoverageAndBreaths() throws {
+        let evaluationCase = smallCase(sampleRate: 8000)
+        let truth = try SessionSimulator(configuration: evaluationCase.simulation).groundTruth
+
+        let result = try Evaluator.evaluate(evaluationCase) { $0.detector.noiseFloorDB = -1 }
+
+        XCTAssertEqual(result.coverage, 0)
+        XCTAssertNil(result.medianErrorHz)
+        XCTAssertNil(result.p90ErrorHz)
+        XCTAssertNil(result.medianPressureError)
+        XCTAssertEqual(result.grossErrors, 0)
+        XCTAssertEqual(result.falseReports, 0)
+        XCTAssertEqual(result.breathsFound, 0)
+        XCTAssertEqual(result.breathsMatched, 0)
+        XCTAssertEqual(result.missedBreaths, truth.breaths.map(\.start))
+        XCTAssertEqual(result.extraBreaths, [])
+        XCTAssertEqual(result.setsFound, 0)
+        XCTAssertFalse(result.passed)
+        XCTAssertTrue(result.misses.contains { $0.hasPrefix("coverage 0.0 %") }, "\(result.misses)")
+        XCTAssertTrue(result.misses.contains { $0.hasPrefix("median error none") }, "\(result.misses)")
+        let breaths = try XCTUnwrap(result.misses.first { $0.hasPrefix("breaths") }, "\(result.misses)")
+        XCTAssertTrue(breaths.hasPrefix("breaths 0 matched, 0 found of 3 (missed at "), breaths)
+        XCTAssertTrue(result.misses.contains("sets 0 found of 1"), "\(result.misses)")
+    }
+
+    func testStricterTargetsAreMissed() throws {
+        var targets = EvaluationTargets()
+        targets.coverage = 1.01
+        targets.medianErrorHz = 0
+
+        let result = try Evaluator.evaluate(smallCase(sampleRate: 8000), targets: targets)
+
+        XCTAssertEqual(result.misses.count, 2, "\(result.misses)")
+        XCTAssertTrue(result.misses[0].hasPrefix("coverage "), result.misses[0])
+        XCTAssertTrue(result.misses[0].hasSuffix("< 101.0 %"), result.misses[0])
+        XCTAssertTrue(result.misses[1].hasPrefix("median error "), result.misses[1])
+        XCTAssertEqual(result.breathsMatched, result.breathsTrue)
+    }
+
+    func testAnInvalidSimulationThrows() {
+        var evaluationCase = smallCase()
+        evaluationCase.simulation.sampleRate = 1000
+
+        XCTAssertThrowsError(try Evaluator.evaluate(evaluationCase))
+    }
+
+    func testStandardCorpus() throws {
+        let corpus = Evaluator.standardCorpus()
+
+        XCTAssertEqual(Set(corpus.map(\.name)).count, corpus.count, "case names must be unique")
+        XCTAssertEqual(Set(corpus.map(\.simulation.seed)).count, corpus.count, "every case has its own seed")
+        XCTAssertTrue(corpus.contains { $0.name == "room -25 dB, 16.0 kHz" && $0.simulation.sampleRate == 16000 })
+        for evaluationCase in corpus {
+            XCTAssertNoThrow(try evaluationCase.simulation.validate(), evaluationCase.name)
+        }
+        XCTAssertEqual(Evaluator.standardCorpus(seed: 10).map(\.simulation.seed), corpus.map { $0.simulation.seed + 9 })
+    }
+}
