@@ -35,47 +35,38 @@ struct BenchmarkCommand: ParsableCommand {
     func run() throws {
         let audio = try render()
         let duration = Double(audio.count) / sampleRate
-        var trackerTimings: [Double] = []
-        for _ in 0..<runs {
-            var tracker = try FlutterPitchTracker(configuration: .init(sampleRate: sampleRate))
-            var frames = 0
-            let start = DispatchTime.now().uptimeNanoseconds
-            audio.withUnsafeBufferPointer { samples in
-                var offset = 0
-                while offset < samples.count {
-                    let end = min(samples.count, offset + chunk)
-                    tracker.process(UnsafeBufferPointer(rebasing: samples[offset..<end])) { _ in frames += 1 }
-                    offset = end
-                }
-            }
-            trackerTimings.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-            precondition(frames > 0)
+        let configuration = SessionAnalyzer.Configuration(sampleRate: sampleRate)
+        let trackerTimings = try timed(audio) { samples in
+            var tracker = try FlutterPitchTracker(configuration: configuration.tracker)
+            forEachChunk(of: samples) { chunk in tracker.process(chunk) { _ in } }
         }
-        var timings: [Double] = []
         var breaths = 0
-        for _ in 0..<runs {
-            var analyzer = try SessionAnalyzer(configuration: .init(sampleRate: sampleRate))
-            var frames = 0
-            let start = DispatchTime.now().uptimeNanoseconds
-            audio.withUnsafeBufferPointer { samples in
-                var offset = 0
-                while offset < samples.count {
-                    let end = min(samples.count, offset + chunk)
-                    analyzer.process(UnsafeBufferPointer(rebasing: samples[offset..<end])) { output in
-                        if case .frame = output { frames += 1 }
-                    }
-                    offset = end
-                }
-            }
-            breaths = analyzer.finish { output in
-                if case .frame = output { frames += 1 }
-            }.summary.breathCount
-            timings.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-            precondition(frames > 0)
+        let timings = try timed(audio) { samples in
+            var analyzer = try SessionAnalyzer(configuration: configuration)
+            forEachChunk(of: samples) { chunk in analyzer.process(chunk) { _ in } }
+            breaths = analyzer.finish { _ in }.summary.breathCount
         }
-        print("\(fixed(duration, 1)) s of \(fixed(sampleRate / 1000, 1)) kHz simulated audio (\(breaths) breaths), \(runs) runs, chunks of \(chunk) samples, one core")
+        print("\(fixed(duration, 1)) s of \(fixed(sampleRate / 1000, 1)) kHz simulated audio (\(plural(breaths, "breath"))), \(runs) runs, chunks of \(chunk) samples, one core")
         print(Self.line("pitch tracker", trackerTimings, duration))
         print(Self.line("whole analysis", timings, duration))
+    }
+
+    /// Seconds each of `runs` runs of `body` over the audio took, setup included.
+    private func timed(_ audio: [Float], _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws -> [Double] {
+        try (0..<runs).map { _ in
+            let start = DispatchTime.now().uptimeNanoseconds
+            try audio.withUnsafeBufferPointer(body)
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+    }
+
+    private func forEachChunk(of samples: UnsafeBufferPointer<Float>, _ body: (UnsafeBufferPointer<Float>) -> Void) {
+        var offset = 0
+        while offset < samples.count {
+            let end = min(samples.count, offset + chunk)
+            body(UnsafeBufferPointer(rebasing: samples[offset..<end]))
+            offset = end
+        }
     }
 
     private static func line(_ name: String, _ timings: [Double], _ duration: Double) -> String {
