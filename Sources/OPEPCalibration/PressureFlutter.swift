@@ -11,7 +11,7 @@ import OPEPKit
 /// 0.1 s moving average, nulls at 10, 20, 30 and 40 Hz) is removed, the rest is scaled by its
 /// local RMS and amplitude-modulates a tone at a quarter of the rate (whose squares average to a
 /// constant over any 4 samples, so the tracker's energy is exactly the modulation). Outside
-/// exhalations (mean pressure below `threshold`) the carrier is silenced. The tracker then sees
+/// exhalations (mean pressure below `threshold`) the carrier is faint and unmodulated. The tracker then sees
 /// what it is built for, with its usual settings, so both pitches come from one algorithm.
 public enum PressureFlutter {
     public static let audioRate = 8000.0
@@ -48,8 +48,11 @@ public enum PressureFlutter {
                 let f = t1 > t0 ? (t - t0) / (t1 - t0) : 0
                 let m = mean.pressures[index] + f * (mean.pressures[next] - mean.pressures[index])
                 let d = depth.pressures[index] + f * (depth.pressures[next] - depth.pressures[index])
-                let gate: Double = m > threshold && t1 - t0 <= Calibration.maxGap ? 0.5 : 0.0005
-                samples.append(Float(gate * (1 + 0.8 * d)) * carrier[n & 3])
+                // Outside exhalations a faint, unmodulated carrier: nothing for the tracker to find
+                // (its acceptance does not depend on the level, so the modulation must go too).
+                let open = m > threshold && t1 - t0 <= Calibration.maxGap
+                let amplitude = open ? 0.5 * (1 + 0.8 * d) : 0.0005
+                samples.append(Float(amplitude) * carrier[n & 3])
                 n += 1
             }
             tracker.process(samples) { frame in
