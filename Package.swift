@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "OPEPAudio", targets: ["OPEPAudio"]),
         .library(name: "OPEPSimulation", targets: ["OPEPSimulation"]),
         .library(name: "OPEPEvaluation", targets: ["OPEPEvaluation"]),
+        .library(name: "OPEPReport", targets: ["OPEPReport"]),
+        .library(name: "OPEPCalibration", targets: ["OPEPCalibration"]),
         .executable(name: "opep", targets: ["opep"]),
     ],
     dependencies: [
@@ -24,10 +26,14 @@ let package = Package(
         .target(name: "OPEPSimulation", dependencies: ["OPEPKit"]),
         // Accuracy of the engine against simulated sessions with ground truth.
         .target(name: "OPEPEvaluation", dependencies: ["OPEPKit", "OPEPSimulation"]),
+        // Self-contained HTML reports with inline SVG plots: sessions, adherence, calibration.
+        .target(name: "OPEPReport", dependencies: ["OPEPKit"]),
+        // Fitting a device's pitch-to-pressure line against a manometer.
+        .target(name: "OPEPCalibration", dependencies: ["OPEPKit"]),
         .executableTarget(
             name: "opep",
             dependencies: [
-                "OPEPKit", "OPEPAudio", "OPEPSimulation", "OPEPEvaluation",
+                "OPEPKit", "OPEPAudio", "OPEPSimulation", "OPEPEvaluation", "OPEPReport", "OPEPCalibration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -35,6 +41,8 @@ let package = Package(
         .testTarget(name: "OPEPAudioTests", dependencies: ["OPEPAudio"]),
         .testTarget(name: "OPEPSimulationTests", dependencies: ["OPEPSimulation", "OPEPKit"]),
         .testTarget(name: "OPEPEvaluationTests", dependencies: ["OPEPEvaluation"]),
+        .testTarget(
+            name: "OPEPReportTests", dependencies: ["OPEPReport", "OPEPCalibration", "OPEPKit", "OPEPSimulation"]),
         .testTarget(name: "OPEPToolTests", dependencies: ["opep"]),
     ],
     swiftLanguageModes: [.v6]

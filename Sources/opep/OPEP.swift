@@ -13,7 +13,7 @@ struct OPEP: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            DemoCommand.self, AnalyzeCommand.self, MonitorCommand.self, SimulateCommand.self, EvaluateCommand.self,
+            DemoCommand.self, AnalyzeCommand.self, ReportCommand.self, CalibrateCommand.self, MonitorCommand.self, SimulateCommand.self, EvaluateCommand.self,
             BenchmarkCommand.self,
         ]
     )
