@@ -9,10 +9,12 @@ let package = Package(
         .library(name: "OPEPAudio", targets: ["OPEPAudio"]),
         .library(name: "OPEPSimulation", targets: ["OPEPSimulation"]),
         .library(name: "OPEPEvaluation", targets: ["OPEPEvaluation"]),
+        .library(name: "OPEPHistory", targets: ["OPEPHistory"]),
         .executable(name: "opep", targets: ["opep"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The engine: flutter pitch tracker, exhalation detector, pressure model, session analysis.
@@ -24,10 +26,15 @@ let package = Package(
         .target(name: "OPEPSimulation", dependencies: ["OPEPKit"]),
         // Accuracy of the engine against simulated sessions with ground truth.
         .target(name: "OPEPEvaluation", dependencies: ["OPEPKit", "OPEPSimulation"]),
+        // Session history in SQLite: the plan, sessions, breaths, sets, events and decimated frames.
+        .target(
+            name: "OPEPHistory",
+            dependencies: ["OPEPKit", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .executableTarget(
             name: "opep",
             dependencies: [
-                "OPEPKit", "OPEPAudio", "OPEPSimulation", "OPEPEvaluation",
+                "OPEPKit", "OPEPAudio", "OPEPSimulation", "OPEPEvaluation", "OPEPHistory",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -36,6 +43,7 @@ let package = Package(
         .testTarget(name: "OPEPSimulationTests", dependencies: ["OPEPSimulation", "OPEPKit"]),
         .testTarget(name: "OPEPEvaluationTests", dependencies: ["OPEPEvaluation"]),
         .testTarget(name: "OPEPToolTests", dependencies: ["opep"]),
+        .testTarget(name: "OPEPHistoryTests", dependencies: ["OPEPHistory", "OPEPKit", "OPEPSimulation"]),
     ],
     swiftLanguageModes: [.v6]
 )
