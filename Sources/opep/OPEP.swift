@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct OPEP: ParsableCommand {
+struct OPEP: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "opep",
         abstract: "Measure OPEP airway-clearance therapy (Acapella and similar devices) from its sound.",
@@ -13,6 +13,7 @@ struct OPEP: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             DemoCommand.self, AnalyzeCommand.self, SimulateCommand.self, EvaluateCommand.self, BenchmarkCommand.self,
+            ServeCommand.self, HistoryCommand.self,
         ]
     )
 }
