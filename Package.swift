@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "opep",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    platforms: [.macOS(.v14), .iOS(.v16)],
     products: [
         .library(name: "OPEPKit", targets: ["OPEPKit"]),
         .library(name: "OPEPAudio", targets: ["OPEPAudio"]),
@@ -11,10 +11,16 @@ let package = Package(
         .library(name: "OPEPEvaluation", targets: ["OPEPEvaluation"]),
         .library(name: "OPEPReport", targets: ["OPEPReport"]),
         .library(name: "OPEPCalibration", targets: ["OPEPCalibration"]),
+        .library(name: "OPEPHistory", targets: ["OPEPHistory"]),
+        .library(name: "OPEPServer", targets: ["OPEPServer"]),
         .executable(name: "opep", targets: ["opep"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The engine: flutter pitch tracker, exhalation detector, pressure model, session analysis.
@@ -30,10 +36,30 @@ let package = Package(
         .target(name: "OPEPReport", dependencies: ["OPEPKit"]),
         // Fitting a device's pitch-to-pressure line against a manometer.
         .target(name: "OPEPCalibration", dependencies: ["OPEPKit"]),
+        // Session history in SQLite: the plan, sessions, breaths, sets, events and decimated frames.
+        .target(
+            name: "OPEPHistory",
+            dependencies: ["OPEPKit", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The live-coaching server: the WebSocket `/live`, the JSON API and the dashboard's files.
+        .target(
+            name: "OPEPServer",
+            dependencies: [
+                "OPEPKit", "OPEPHistory", "OPEPAudio",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Dashboard")]
+        ),
         .executableTarget(
             name: "opep",
             dependencies: [
                 "OPEPKit", "OPEPAudio", "OPEPSimulation", "OPEPEvaluation", "OPEPReport", "OPEPCalibration",
+                "OPEPHistory", "OPEPServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -44,6 +70,16 @@ let package = Package(
         .testTarget(
             name: "OPEPReportTests", dependencies: ["OPEPReport", "OPEPCalibration", "OPEPKit", "OPEPSimulation"]),
         .testTarget(name: "OPEPToolTests", dependencies: ["opep"]),
+        .testTarget(name: "OPEPHistoryTests", dependencies: ["OPEPHistory", "OPEPKit", "OPEPSimulation"]),
+        .testTarget(
+            name: "OPEPServerTests",
+            dependencies: [
+                "OPEPServer", "OPEPHistory", "OPEPKit", "OPEPSimulation",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

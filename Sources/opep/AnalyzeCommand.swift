@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OPEPHistory
 import OPEPKit
 
 struct AnalyzeCommand: ParsableCommand {

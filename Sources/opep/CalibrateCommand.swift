@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OPEPCalibration
+import OPEPHistory
 import OPEPKit
 import OPEPReport
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OPEPEvaluation
+import OPEPHistory
 import OPEPKit
 
 struct EvaluateCommand: ParsableCommand {

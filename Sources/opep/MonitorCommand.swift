@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OPEPAudio
+import OPEPHistory
 import OPEPKit
 
 struct MonitorCommand: ParsableCommand {
@@ -10,7 +11,8 @@ struct MonitorCommand: ParsableCommand {
         discussion: """
             Listens to raw PCM on standard input, e.g. `arecord -f FLOAT_LE -r 44100 -c 1 -t raw | \
             opep monitor --sample-rate 44100 --encoding f32le`, or plays a recording at real-time \
-            pace with `opep monitor FILE --realtime`. Stop with Ctrl-D (end of input) or Ctrl-C.
+            pace with `opep monitor FILE --realtime`. Stop with Ctrl-C or at the end of the input: \
+            the session is summarised and saved to the history that `opep serve` and `opep history` use.
             """
     )
 
@@ -22,6 +24,12 @@ struct MonitorCommand: ParsableCommand {
 
     @Option(help: "Breaths per set in the plan (for the count and the huff cough cue).")
     var breathsPerSet: Int = 10
+
+    @Option(help: ArgumentHelp("The history database (default \(HistoryStore.defaultPath())).", valueName: "PATH"))
+    var database: String?
+
+    @Flag(help: "Do not save the session to the history.")
+    var noHistory = false
 
     @OptionGroup var raw: RawInputOptions
     @OptionGroup var analysis: AnalysisOptions
@@ -43,11 +51,13 @@ struct MonitorCommand: ParsableCommand {
             throw failure("\(file): \(error)")
         }
         var gauge = TerminalGauge(target: configuration.target, breathsPerSet: breathsPerSet, color: isatty(STDOUT_FILENO) == 1)
+        let recorder = try noHistory ? nil : beginRecording(configuration, analyzer: analyzer)
+        let interrupt = Interruption()
         let chunk = max(1, Int(source.sampleRate / 10))
         var buffer: [Float] = []
         let start = Date()
         var played = 0
-        while true {
+        while !interrupt.happened {
             let count: Int
             do {
                 count = try source.read(into: &buffer, maxFrames: chunk)
@@ -55,23 +65,84 @@ struct MonitorCommand: ParsableCommand {
                 throw failure(error.description)
             }
             guard count > 0 else { break }
-            analyzer.process(buffer) { gauge.take($0) }
+            analyzer.process(buffer) { output in
+                gauge.take(output)
+                recorder?.record(output)
+            }
+            try save { try recorder?.flushIfDue(report: analyzer.report) }
             played += count
             if realtime {
                 let due = Double(played) / source.sampleRate - Date().timeIntervalSince(start)
                 if due > 0 { Thread.sleep(forTimeInterval: due) }
             }
         }
-        let report = analyzer.finish { gauge.take($0) }
+        let report = analyzer.finish { output in
+            gauge.take(output)
+            recorder?.record(output)
+        }
         gauge.end()
+        try save { try recorder?.finish(report, status: .complete, warnings: source.warnings) }
         let analysisResult = SessionAnalysis(
-            settings: .init(
-                file: file, format: source.formatDescription, sampleRate: source.sampleRate, device: configuration.device,
-                target: configuration.target, frameIntervalS: analyzer.frameInterval, latencyS: analyzer.latency,
-                noiseFloorDb: configuration.detector.noiseFloorDB, setPauseS: configuration.setPause,
-                tracker: configuration.tracker, detector: configuration.detector, warnings: source.warnings),
+            settings: SessionAnalysis.Settings(
+                file: file, format: source.formatDescription, configuration: configuration,
+                frameIntervalS: analyzer.frameInterval, latencyS: analyzer.latency, warnings: source.warnings),
             summary: report.summary, breaths: report.breaths, sets: report.sets, events: gauge.events)
         print(TextReport.render(analysisResult))
+        if let recorder { print("\nSaved as session \(recorder.id) in \(recorder.store.path ?? "the history").") }
+    }
+
+    private func beginRecording(_ configuration: SessionAnalyzer.Configuration, analyzer: SessionAnalyzer) throws -> SessionRecorder {
+        let path = database ?? HistoryStore.defaultPath()
+        do {
+            let store = try HistoryStore(path: path)
+            var plan = try store.plan()
+            plan.target = configuration.target
+            plan.device = configuration.device
+            plan.breathsPerSet = breathsPerSet
+            return try store.beginSession(
+                plan: plan, source: .monitor, configuration: configuration, frameInterval: analyzer.frameInterval,
+                latency: analyzer.latency, input: file)
+        } catch {
+            throw failure("\(path): cannot open the history (\(error)); use --no-history to coach without saving")
+        }
+    }
+
+    private func save(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            throw failure("history: cannot save the session (\(error))")
+        }
+    }
+}
+
+/// Ctrl-C ends the session gracefully: the loop stops and the session is summarised and saved.
+/// (A program piping audio in, such as arecord, gets the signal too, which ends the input.)
+final class Interruption: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    private let source: DispatchSourceSignal
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [unowned self] in
+            lock.lock()
+            flag = true
+            lock.unlock()
+        }
+        source.resume()
+    }
+
+    var happened: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return flag
+    }
+
+    deinit {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
     }
 }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 @main
-struct OPEP: ParsableCommand {
+struct OPEP: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "opep",
         abstract: "Measure OPEP airway-clearance therapy (Acapella and similar devices) from its sound.",
@@ -13,16 +13,20 @@ struct OPEP: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            DemoCommand.self, AnalyzeCommand.self, ReportCommand.self, CalibrateCommand.self, MonitorCommand.self, SimulateCommand.self, EvaluateCommand.self,
-            BenchmarkCommand.self,
+            DemoCommand.self, AnalyzeCommand.self, MonitorCommand.self, ServeCommand.self, HistoryCommand.self,
+            ReportCommand.self, CalibrateCommand.self, SimulateCommand.self, EvaluateCommand.self, BenchmarkCommand.self,
         ]
     )
 
     /// Runs the command; a failure the command describes itself ends with one `opep: error:` line.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
         } catch let failure as CommandFailure {
             printError("error: \(failure)")
             Foundation.exit(1)

@@ -1,30 +1,11 @@
 import Foundation
 import OPEPAudio
+import OPEPHistory
 import OPEPKit
 
 /// Everything the analysis of one recording produced, except the frames (those are streamed).
-struct SessionAnalysis: Encodable {
-    struct Settings: Encodable {
-        var file: String
-        var format: String
-        var sampleRate: Double
-        var device: DeviceProfile
-        var target: TargetRange
-        var frameIntervalS: Double
-        var latencyS: Double
-        var noiseFloorDb: Double?
-        var setPauseS: Double
-        var tracker: FlutterPitchTracker.Configuration
-        var detector: ExhalationDetector.Configuration
-        var warnings: [String]
-    }
-
-    var settings: Settings
-    var summary: SessionSummary
-    var breaths: [Breath]
-    var sets: [TherapySet]
-    var events: [SessionEvent]
-
+/// The type and its JSON live in OPEPHistory, which exports saved sessions in the same shape.
+extension SessionAnalysis {
     /// Streams a recording through the analysis; `onFrame` sees every frame as it becomes final.
     static func run(
         path: String, raw: RawPCMFormat?, options: AnalysisOptions, onFrame: (SessionFrame) throws -> Void = { _ in }
@@ -58,30 +39,9 @@ struct SessionAnalysis: Encodable {
         let report = analyzer.finish(onOutput: collect)
         if let frameError { throw frameError }
         let settings = Settings(
-            file: path, format: source.formatDescription, sampleRate: source.sampleRate, device: configuration.device,
-            target: configuration.target, frameIntervalS: analyzer.frameInterval, latencyS: analyzer.latency,
-            noiseFloorDb: configuration.detector.noiseFloorDB, setPauseS: configuration.setPause,
-            tracker: configuration.tracker, detector: configuration.detector, warnings: source.warnings)
+            file: path, format: source.formatDescription, configuration: configuration,
+            frameIntervalS: analyzer.frameInterval, latencyS: analyzer.latency, warnings: source.warnings)
         return SessionAnalysis(settings: settings, summary: report.summary, breaths: report.breaths, sets: report.sets, events: events)
-    }
-}
-
-/// JSON with snake_case keys, sorted, as every report and profile is written.
-func reportJSON<T: Encodable>(_ value: T, pretty: Bool) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.keyEncodingStrategy = .convertToSnakeCase
-    encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
-}
-
-/// One row per frame: `time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db`.
-enum FrameCSV {
-    static let header = "time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db"
-
-    static func row(_ frame: SessionFrame) -> String {
-        let pitch = frame.pitch.map { fixed($0, 3) } ?? ""
-        let pressure = frame.pressure.map { fixed($0, 3) } ?? ""
-        return "\(fixed(frame.time, 3)),\(pitch),\(pressure),\(fixed(frame.confidence, 3)),\(frame.exhaling ? 1 : 0),\(frame.zone?.rawValue ?? ""),\(fixed(frame.levelDB, 1))"
     }
 }
 

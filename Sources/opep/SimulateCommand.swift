@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OPEPAudio
+import OPEPHistory
 import OPEPKit
 import OPEPSimulation
 

@@ -1,3 +1,4 @@
+import OPEPHistory
 import OPEPKit
 
 /// The readable summary of a session with its per-breath table.

@@ -1,0 +1,227 @@
+import Foundation
+import GRDB
+import OPEPKit
+
+/// A session in the list: when, how long, what was found.
+public struct SessionRow: Sendable, Hashable, Codable {
+    public var id: Int64
+    /// ISO 8601, UTC.
+    public var startedAt: String
+    public var durationS: Double
+    public var breaths: Int
+    public var sets: Int
+    public var meanPressureCmH2O: Double?
+    public var shareInTarget: Double?
+    public var source: SessionSource
+    public var status: SessionStatus
+
+    enum CodingKeys: String, CodingKey {
+        case id, startedAt = "started_at", durationS = "duration_s", breaths, sets
+        case meanPressureCmH2O = "mean_pressure_cmh2o", shareInTarget = "share_in_target", source, status
+    }
+}
+
+/// One session with everything found in it.
+public struct SessionDetail: Sendable, Encodable {
+    public var session: SessionRow
+    /// Nil until the first flush of a session still being recorded.
+    public var summary: SessionSummary?
+    public var breaths: [Breath]
+    public var sets: [TherapySet]
+    public var events: [SessionEvent]
+    public var plan: TherapyPlan
+}
+
+/// A final frame as the history keeps it (20 per second).
+public struct StoredFrame: Sendable, Hashable {
+    public var time: Double
+    public var pitch: Double?
+    public var pressure: Double?
+    public var exhaling: Bool
+    public var confidence: Double
+    public var levelDB: Double
+}
+
+/// Sessions of one day, for the trend charts.
+public struct TrendDay: Sendable, Hashable, Codable {
+    /// The local calendar day, `YYYY-MM-DD`.
+    public var date: String
+    public var sessions: Int
+    public var breaths: Int
+    /// Share of the day's flutter time in the target, weighted by each session's exhalation time.
+    public var shareInTarget: Double?
+    /// Mean pressure of the day, weighted likewise, in cmH2O.
+    public var meanPressureCmH2O: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case date, sessions, breaths, shareInTarget = "share_in_target", meanPressureCmH2O = "mean_pressure_cmh2o"
+    }
+}
+
+/// Decodes an OPEPKit record from a row whose column names are the record's JSON keys.
+private struct Stored<Value: Decodable>: Decodable, FetchableRecord {
+    var value: Value
+    init(from decoder: any Decoder) throws { value = try Value(from: decoder) }
+}
+
+extension HistoryStore {
+    /// Sessions newest first, optionally those started within `[from, to)`.
+    public func sessions(from: Date? = nil, to: Date? = nil, limit: Int? = nil) throws -> [SessionRow] {
+        var sql = "SELECT * FROM sessions WHERE started_at >= ? AND started_at < ? ORDER BY started_at DESC, id DESC"
+        var arguments: StatementArguments = [from?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude,
+                                             to?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude]
+        if let limit {
+            sql += " LIMIT ?"
+            arguments += [limit]
+        }
+        return try writer.read { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.sessionRow)
+        }
+    }
+
+    /// One session with its summary, breaths, sets, events and plan; nil when there is none.
+    public func session(_ id: Int64) throws -> SessionDetail? {
+        try writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]) else { return nil }
+            let summary = try (row["summary_json"] as String?).map { try Self.decode(SessionSummary.self, $0) }
+            return SessionDetail(
+                session: Self.sessionRow(row), summary: summary,
+                breaths: try Self.breaths(db, id), sets: try Self.sets(db, id), events: try Self.events(db, id),
+                plan: try Self.decode(TherapyPlan.self, row["plan_json"]))
+        }
+    }
+
+    /// A session's final frames (20 per second), oldest first; nil when there is no such session.
+    public func frames(_ id: Int64) throws -> [StoredFrame]? {
+        try writer.read { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ?", arguments: [id]) != nil else { return nil }
+            return try Self.frames(db, id)
+        }
+    }
+
+    /// Sessions, breaths, share in target and mean pressure for each local day with sessions in
+    /// the last `days` days up to `now`, oldest first.
+    public func trends(days: Int, now: Date = Date(), calendar: Calendar = .current) throws -> [TrendDay] {
+        let start = calendar.date(byAdding: .day, value: -(max(days, 1) - 1), to: calendar.startOfDay(for: now)) ?? now
+        let rows = try writer.read { db in
+            try Row.fetchAll(
+                db, sql: """
+                    SELECT started_at, breath_count, share_in_target, mean_pressure_cmh2o, exhalation_time_s
+                    FROM sessions WHERE started_at >= ? ORDER BY started_at
+                    """,
+                arguments: [start.timeIntervalSince1970])
+        }
+        let formatter = DateFormatter()
+        formatter.calendar = calendar
+        formatter.timeZone = calendar.timeZone
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd"
+        var order: [String] = []
+        var byDay: [String: (sessions: Int, breaths: Int, share: Double, pressure: Double, weight: Double, shareWeight: Double, pressureWeight: Double)] = [:]
+        for row in rows {
+            let day = formatter.string(from: Date(timeIntervalSince1970: row["started_at"]))
+            var entry = byDay[day] ?? (0, 0, 0, 0, 0, 0, 0)
+            if byDay[day] == nil { order.append(day) }
+            entry.sessions += 1
+            entry.breaths += row["breath_count"] as Int
+            let weight = max(row["exhalation_time_s"] as Double, 0)
+            if let share = row["share_in_target"] as Double?, weight > 0 {
+                entry.share += share * weight
+                entry.shareWeight += weight
+            }
+            if let pressure = row["mean_pressure_cmh2o"] as Double?, weight > 0 {
+                entry.pressure += pressure * weight
+                entry.pressureWeight += weight
+            }
+            byDay[day] = entry
+        }
+        return order.map { day in
+            let e = byDay[day]!
+            return TrendDay(
+                date: day, sessions: e.sessions, breaths: e.breaths,
+                shareInTarget: e.shareWeight > 0 ? e.share / e.shareWeight : nil,
+                meanPressureCmH2O: e.pressureWeight > 0 ? e.pressure / e.pressureWeight : nil)
+        }
+    }
+
+    /// A session as `opep analyze --format json` writes a recording; nil when there is none.
+    public func exportAnalysis(_ id: Int64) throws -> SessionAnalysis? {
+        try writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]) else { return nil }
+            let configuration = try Self.decode(SessionAnalyzer.Configuration.self, row["configuration_json"])
+            let summary: SessionSummary
+            if let json = row["summary_json"] as String? {
+                summary = try Self.decode(SessionSummary.self, json)
+            } else {
+                summary = try SessionAnalyzer(configuration: configuration).report.summary
+            }
+            let audioPath = row["audio_path"] as String?
+            let settings = SessionAnalysis.Settings(
+                file: audioPath ?? "session \(id)", format: row["input"], configuration: configuration,
+                frameIntervalS: row["frame_interval_s"], latencyS: row["latency_s"],
+                warnings: try Self.decode([String].self, row["warnings_json"]))
+            return SessionAnalysis(
+                settings: settings, summary: summary, breaths: try Self.breaths(db, id), sets: try Self.sets(db, id),
+                events: try Self.events(db, id))
+        }
+    }
+
+    /// The export as JSON text (pretty), the same object as `opep analyze --format json`.
+    public func exportJSON(_ id: Int64) throws -> String? {
+        try exportAnalysis(id).map { try reportJSON($0, pretty: true) }
+    }
+
+    /// A session's frames as the frame CSV of `opep analyze --format csv` (20 rows per second
+    /// instead of 100), with a final newline; nil when there is no such session.
+    public func exportCSV(_ id: Int64) throws -> String? {
+        let found = try writer.read { db -> (SessionAnalyzer.Configuration, [StoredFrame])? in
+            guard let json = try String.fetchOne(db, sql: "SELECT configuration_json FROM sessions WHERE id = ?", arguments: [id]) else { return nil }
+            return (try Self.decode(SessionAnalyzer.Configuration.self, json), try Self.frames(db, id))
+        }
+        guard let (configuration, frames) = found else { return nil }
+        var text = FrameCSV.header + "\n"
+        text.reserveCapacity(frames.count * 48)
+        for frame in frames {
+            text += FrameCSV.row(
+                time: frame.time, pitch: frame.pitch, pressure: frame.pressure, confidence: frame.confidence,
+                exhaling: frame.exhaling, zone: frame.pressure.map { configuration.target.zone(of: $0) }, levelDB: frame.levelDB)
+            text += "\n"
+        }
+        return text
+    }
+
+    // MARK: Rows
+
+    /// ISO 8601 in UTC, e.g. `2026-11-21T05:55:58Z`.
+    public static func iso8601(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    static func sessionRow(_ row: Row) -> SessionRow {
+        SessionRow(
+            id: row["id"], startedAt: iso8601(Date(timeIntervalSince1970: row["started_at"])),
+            durationS: row["duration_s"], breaths: row["breath_count"], sets: row["set_count"],
+            meanPressureCmH2O: row["mean_pressure_cmh2o"], shareInTarget: row["share_in_target"],
+            source: SessionSource(rawValue: row["source"]) ?? .file, status: SessionStatus(rawValue: row["status"]) ?? .interrupted)
+    }
+
+    static func breaths(_ db: Database, _ id: Int64) throws -> [Breath] {
+        try Stored<Breath>.fetchAll(db, sql: #"SELECT * FROM breaths WHERE session_id = ? ORDER BY "index""#, arguments: [id]).map(\.value)
+    }
+
+    static func sets(_ db: Database, _ id: Int64) throws -> [TherapySet] {
+        try Stored<TherapySet>.fetchAll(db, sql: #"SELECT * FROM sets WHERE session_id = ? ORDER BY "index""#, arguments: [id]).map(\.value)
+    }
+
+    static func events(_ db: Database, _ id: Int64) throws -> [SessionEvent] {
+        try Stored<SessionEvent>.fetchAll(db, sql: "SELECT * FROM events WHERE session_id = ? ORDER BY seq", arguments: [id]).map(\.value)
+    }
+
+    static func frames(_ db: Database, _ id: Int64) throws -> [StoredFrame] {
+        try Row.fetchAll(db, sql: "SELECT * FROM frames WHERE session_id = ? ORDER BY t", arguments: [id]).map { row in
+            StoredFrame(
+                time: row["t"], pitch: row["pitch_hz"], pressure: row["pressure_cmh2o"], exhaling: row["exhaling"],
+                confidence: row["confidence"], levelDB: row["level_db"])
+        }
+    }
+}

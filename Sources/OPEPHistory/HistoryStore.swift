@@ -1,0 +1,214 @@
+import Foundation
+import GRDB
+import OPEPKit
+
+/// Where a session's sound came from.
+public enum SessionSource: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The dashboard page streaming a microphone over `/live`.
+    case browser
+    /// `opep monitor`, the terminal gauge.
+    case monitor
+    /// A recording analysed from a file.
+    case file
+}
+
+/// Whether a session is still being recorded, ended with `stop`, or ended without it.
+public enum SessionStatus: String, Sendable, Hashable, Codable, CaseIterable {
+    case recording, complete, interrupted
+}
+
+/// Why the history could not do something.
+public struct HistoryError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The therapy history in SQLite: the plan (one row), every session with its summary, breaths,
+/// sets, events and final frames decimated to 20 per second.
+///
+/// The schema grows by named migrations ("v1-sessions", ...) that are never edited once shipped:
+/// a later change adds a new migration. A file database uses WAL (``DatabasePool``), so the
+/// server's pages read while sessions write; tests use an in-memory ``DatabaseQueue``.
+public final class HistoryStore: Sendable {
+    let writer: any DatabaseWriter
+    /// The database file, or nil in memory.
+    public let path: String?
+
+    /// Opens (creating if needed) the history at `path`, creating its folder, and migrates it.
+    public init(path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw HistoryError("\(folder): cannot create the history's folder (\(error.localizedDescription))")
+            }
+        }
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        do {
+            writer = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw HistoryError("\(path): cannot open the history (\(error))")
+        }
+        self.path = path
+        try migrate()
+    }
+
+    /// A history in memory, for tests.
+    public init() throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        writer = try DatabaseQueue(configuration: configuration)
+        path = nil
+        try migrate()
+    }
+
+    /// The history's usual place: `$XDG_DATA_HOME/opep/history.sqlite`, else
+    /// `~/.local/share/opep/history.sqlite` (`~/Library/Application Support/opep/` on macOS).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        #if os(macOS)
+        let folder = (home as NSString).appendingPathComponent("Library/Application Support/opep")
+        #else
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (home as NSString).appendingPathComponent(".local/share")
+        let folder = (data as NSString).appendingPathComponent("opep")
+        #endif
+        return (folder as NSString).appendingPathComponent("history.sqlite")
+    }
+
+    /// The names of the migrations applied, oldest first.
+    public func appliedMigrations() throws -> [String] {
+        try writer.read { db in try Self.migrator.appliedMigrations(db) }
+    }
+
+    private func migrate() throws {
+        do {
+            try Self.migrator.migrate(writer)
+        } catch {
+            throw HistoryError("\(path ?? "memory"): cannot bring the history's tables up to date (\(error))")
+        }
+    }
+
+    /// Every migration ever shipped, in order. Never edit one: add the next.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-sessions") { db in
+            try db.create(table: "plan") { t in
+                t.primaryKey("id", .integer).check { $0 == 1 }
+                t.column("json", .text).notNull()
+                t.column("updated_at", .double).notNull()
+            }
+            try db.create(table: "sessions") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("started_at", .double).notNull().indexed()
+                t.column("ended_at", .double)
+                t.column("duration_s", .double).notNull().defaults(to: 0)
+                t.column("source", .text).notNull().check { [SessionSource.browser.rawValue, SessionSource.monitor.rawValue, SessionSource.file.rawValue].contains($0) }
+                t.column("status", .text).notNull().check { [SessionStatus.recording.rawValue, SessionStatus.complete.rawValue, SessionStatus.interrupted.rawValue].contains($0) }
+                t.column("plan_json", .text).notNull()
+                t.column("configuration_json", .text).notNull()
+                t.column("input", .text).notNull()
+                t.column("frame_interval_s", .double).notNull()
+                t.column("latency_s", .double).notNull()
+                t.column("summary_json", .text)
+                t.column("breath_count", .integer).notNull().defaults(to: 0)
+                t.column("set_count", .integer).notNull().defaults(to: 0)
+                t.column("mean_pressure_cmh2o", .double)
+                t.column("share_in_target", .double)
+                t.column("exhalation_time_s", .double).notNull().defaults(to: 0)
+                t.column("warnings_json", .text).notNull().defaults(to: "[]")
+                t.column("audio_path", .text)
+            }
+            // Column names are the JSON keys of OPEPKit's records, so rows decode into them.
+            try db.create(table: "breaths") { t in
+                t.column("session_id", .integer).notNull().references("sessions", onDelete: .cascade)
+                t.column("index", .integer).notNull()
+                t.column("set", .integer).notNull()
+                t.column("start_s", .double).notNull()
+                t.column("end_s", .double).notNull()
+                t.column("duration_s", .double).notNull()
+                t.column("mean_pressure_cmh2o", .double)
+                t.column("min_pressure_cmh2o", .double)
+                t.column("max_pressure_cmh2o", .double)
+                t.column("mean_pitch_hz", .double)
+                t.column("share_in_target", .double)
+                t.column("flutter_share", .double).notNull()
+                t.primaryKey(["session_id", "index"])
+            }
+            try db.create(table: "sets") { t in
+                t.column("session_id", .integer).notNull().references("sessions", onDelete: .cascade)
+                t.column("index", .integer).notNull()
+                t.column("start_s", .double).notNull()
+                t.column("end_s", .double).notNull()
+                t.column("breaths", .integer).notNull()
+                t.column("huff_coughs", .integer).notNull()
+                t.column("mean_pressure_cmh2o", .double)
+                t.column("share_in_target", .double)
+                t.primaryKey(["session_id", "index"])
+            }
+            try db.create(table: "events") { t in
+                t.column("session_id", .integer).notNull().references("sessions", onDelete: .cascade)
+                t.column("seq", .integer).notNull()
+                t.column("type", .text).notNull()
+                t.column("time_s", .double).notNull()
+                t.column("duration_s", .double)
+                t.column("breath", .integer)
+                t.column("set", .integer)
+                t.primaryKey(["session_id", "seq"])
+            }
+            try db.create(table: "frames", options: [.withoutRowID]) { t in
+                t.column("session_id", .integer).notNull().references("sessions", onDelete: .cascade)
+                t.column("t", .double).notNull()
+                t.column("pitch_hz", .double)
+                t.column("pressure_cmh2o", .double)
+                t.column("exhaling", .boolean).notNull()
+                t.column("confidence", .double).notNull()
+                t.column("level_db", .double).notNull()
+                t.primaryKey(["session_id", "t"])
+            }
+        }
+        return migrator
+    }
+
+    // MARK: The plan
+
+    /// The saved plan, or the standard one when none was saved.
+    public func plan() throws -> TherapyPlan {
+        let json = try writer.read { db in try String.fetchOne(db, sql: "SELECT json FROM plan WHERE id = 1") }
+        guard let json else { return .standard }
+        return try JSONDecoder().decode(TherapyPlan.self, from: Data(json.utf8))
+    }
+
+    /// Validates and saves the plan.
+    public func savePlan(_ plan: TherapyPlan) throws {
+        try plan.validate()
+        let json = try Self.json(plan)
+        try writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO plan (id, json, updated_at) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at",
+                arguments: [json, Date().timeIntervalSince1970])
+        }
+    }
+
+    /// Deletes a session with everything recorded for it; false when there was none.
+    @discardableResult
+    public func deleteSession(_ id: Int64) throws -> Bool {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
+        try JSONDecoder().decode(type, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+import OPEPKit
+
+/// Saves one live session as it runs, so that a session that ends abruptly (a closed tab, a
+/// dropped connection, a crash) still has everything measured until its last flush.
+///
+/// ``HistoryStore/beginSession(plan:source:configuration:frameInterval:latency:input:audioPath:startedAt:)``
+/// creates the session row (status "recording"); ``record(_:)`` buffers the final frames
+/// (decimated to 20 per second) and the events; ``flushIfDue(report:)`` writes them in one
+/// transaction about once a second, with the breaths, sets and summary found so far;
+/// ``finish(_:status:warnings:)`` writes the rest and the final summary. Owned by one session:
+/// not for use from several tasks at once.
+public final class SessionRecorder {
+    /// The session's id in the history.
+    public let id: Int64
+    public let store: HistoryStore
+    /// Spacing of the frames kept, in seconds (0.05: 20 per second).
+    public let keptFrameInterval: Double
+    /// How often ``flushIfDue(report:)`` writes, in seconds.
+    public let flushInterval: Duration
+
+    private let frameStep: Int
+    private var frameIndex = 0
+    private var frames: [SessionFrame] = []
+    private var events: [SessionEvent] = []
+    private var eventCount = 0
+    private var savedBreaths = 0
+    private var savedSets = 0
+    private var lastFlush: ContinuousClock.Instant
+    private var finished = false
+
+    init(store: HistoryStore, id: Int64, frameInterval: Double, flushInterval: Duration) {
+        self.store = store
+        self.id = id
+        frameStep = max(1, Int((0.05 / frameInterval).rounded()))
+        keptFrameInterval = frameInterval * Double(frameStep)
+        self.flushInterval = flushInterval
+        lastFlush = .now
+        frames.reserveCapacity(64)
+    }
+
+    /// Whether ``finish(_:status:warnings:)`` has run.
+    public var isFinished: Bool { finished }
+
+    /// Keeps a final frame (one in `0.05 / frameInterval`) or an event for the next flush.
+    /// Live frames are not saved.
+    public func record(_ output: SessionOutput) {
+        switch output {
+        case let .frame(frame):
+            if frameIndex % frameStep == 0 { frames.append(frame) }
+            frameIndex += 1
+        case let .event(event):
+            events.append(event)
+        case .live:
+            break
+        }
+    }
+
+    /// Writes what was buffered when the last write is more than ``flushInterval`` ago.
+    /// `report` (the analyzer's report so far) is only computed then.
+    public func flushIfDue(report: @autoclosure () -> SessionReport) throws {
+        guard !finished, ContinuousClock.now - lastFlush >= flushInterval else { return }
+        try flush(report: report(), status: nil, warnings: nil)
+    }
+
+    /// Writes what was buffered now, with the breaths, sets and summary of `report`.
+    public func flush(report: SessionReport) throws {
+        guard !finished else { return }
+        try flush(report: report, status: nil, warnings: nil)
+    }
+
+    /// Writes the rest and the final report, and closes the session with `status`
+    /// (`.complete` after a proper stop, `.interrupted` otherwise).
+    public func finish(_ report: SessionReport, status: SessionStatus = .complete, warnings: [String] = []) throws {
+        guard !finished else { return }
+        try flush(report: report, status: status, warnings: warnings)
+        finished = true
+    }
+
+    private func flush(report: SessionReport, status: SessionStatus?, warnings: [String]?) throws {
+        lastFlush = .now
+        let frames = self.frames
+        let events = self.events
+        let firstEvent = eventCount
+        let newBreaths = report.breaths.dropFirst(savedBreaths)
+        let newSets = report.sets.dropFirst(savedSets)
+        let summaryJSON = try HistoryStore.json(report.summary)
+        let warningsJSON = try warnings.map { try HistoryStore.json($0) }
+        let id = self.id
+        try store.writer.write { db in
+            let frameStatement = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO frames (session_id, t, pitch_hz, pressure_cmh2o, exhaling, confidence, level_db)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            for frame in frames {
+                try frameStatement.execute(arguments: [id, frame.time, frame.pitch, frame.pressure, frame.exhaling, frame.confidence, frame.levelDB])
+            }
+            let eventStatement = try db.cachedStatement(sql: """
+                INSERT INTO events (session_id, seq, type, time_s, duration_s, breath, "set") VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            for (offset, event) in events.enumerated() {
+                try eventStatement.execute(arguments: [id, firstEvent + offset, event.kind.rawValue, event.time, event.duration, event.breath, event.set])
+            }
+            for breath in newBreaths {
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO breaths (session_id, "index", "set", start_s, end_s, duration_s, mean_pressure_cmh2o,
+                        min_pressure_cmh2o, max_pressure_cmh2o, mean_pitch_hz, share_in_target, flutter_share)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [id, breath.index, breath.set, breath.start, breath.end, breath.duration, breath.meanPressure,
+                                breath.minPressure, breath.maxPressure, breath.meanPitch, breath.shareInTarget, breath.flutterShare])
+            }
+            for set in newSets {
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO sets (session_id, "index", start_s, end_s, breaths, huff_coughs, mean_pressure_cmh2o, share_in_target)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [id, set.index, set.start, set.end, set.breathCount, set.huffCoughs, set.meanPressure, set.shareInTarget])
+            }
+            let summary = report.summary
+            try db.execute(
+                sql: """
+                    UPDATE sessions SET duration_s = ?, summary_json = ?, breath_count = ?, set_count = ?, mean_pressure_cmh2o = ?,
+                    share_in_target = ?, exhalation_time_s = ? WHERE id = ?
+                    """,
+                arguments: [summary.duration, summaryJSON, summary.breathCount, summary.setCount, summary.meanPressure,
+                            summary.zoneShares?.within, summary.exhalationTime, id])
+            if let status {
+                try db.execute(
+                    sql: "UPDATE sessions SET status = ?, ended_at = ?, warnings_json = ? WHERE id = ?",
+                    arguments: [status.rawValue, Date().timeIntervalSince1970, warningsJSON ?? "[]", id])
+            }
+        }
+        self.frames.removeAll(keepingCapacity: true)
+        self.events.removeAll(keepingCapacity: true)
+        eventCount += events.count
+        savedBreaths = report.breaths.count
+        savedSets = report.sets.count
+    }
+}
+
+extension HistoryStore {
+    /// Creates a session (status "recording") and returns its recorder.
+    /// - Parameters:
+    ///   - configuration, frameInterval, latency: the analyzer's, for the export's settings.
+    ///   - input: what the sound is, e.g. "live 32-bit float PCM, 48000 Hz".
+    ///   - audioPath: where the raw audio is kept, if it is.
+    public func beginSession(
+        plan: TherapyPlan, source: SessionSource, configuration: SessionAnalyzer.Configuration,
+        frameInterval: Double, latency: Double, input: String, audioPath: String? = nil,
+        startedAt: Date = Date(), flushInterval: Duration = .seconds(1)
+    ) throws -> SessionRecorder {
+        let planJSON = try Self.json(plan)
+        let configurationJSON = try Self.json(configuration)
+        let id = try writer.write { db -> Int64 in
+            try db.execute(
+                sql: """
+                    INSERT INTO sessions (started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s, audio_path)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [startedAt.timeIntervalSince1970, source.rawValue, SessionStatus.recording.rawValue, planJSON,
+                            configurationJSON, input, frameInterval, latency, audioPath])
+            return db.lastInsertedRowID
+        }
+        return SessionRecorder(store: self, id: id, frameInterval: frameInterval, flushInterval: flushInterval)
+    }
+
+    /// Records where a session's raw audio is kept.
+    public func setAudioPath(_ path: String?, forSession id: Int64) throws {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE sessions SET audio_path = ? WHERE id = ?", arguments: [path, id])
+        }
+    }
+}

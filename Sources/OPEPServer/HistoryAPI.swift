@@ -1,0 +1,129 @@
+import Foundation
+import Hummingbird
+import OPEPHistory
+import OPEPKit
+
+/// The JSON API over the history: the plan, sessions, frames, exports and trends.
+struct HistoryAPI: Sendable {
+    let store: HistoryStore
+    let maxRequestBytes: Int
+
+    func plan() throws -> Response {
+        jsonResponse(LiveSession.encode(try store.plan()))
+    }
+
+    func savePlan(_ request: Request, context: some RequestContext) async throws -> Response {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: maxRequestBytes)
+        } catch {
+            throw APIError(.contentTooLarge, "the plan must be at most \(maxRequestBytes) bytes of JSON")
+        }
+        let plan: TherapyPlan
+        do {
+            plan = try JSONDecoder().decode(TherapyPlan.self, from: Data(buffer: body))
+        } catch let error as DecodingError {
+            throw APIError(.badRequest, "the plan is not valid JSON of the expected shape: \(LiveSession.describe(error))")
+        } catch {
+            throw APIError(.badRequest, "the plan is not valid JSON")
+        }
+        do {
+            try plan.validate()
+        } catch {
+            throw APIError(.badRequest, "\(error)")
+        }
+        try store.savePlan(plan)
+        return jsonResponse(LiveSession.encode(plan))
+    }
+
+    func sessions(_ request: Request) throws -> Response {
+        let query = request.uri.queryParameters
+        let limit = query.get("limit", as: Int.self)
+        if let limit, limit < 1 { throw APIError(.badRequest, "limit must be at least 1") }
+        let rows = try store.sessions(limit: limit)
+        return jsonResponse(LiveSession.encode(["sessions": rows]))
+    }
+
+    func session(_ id: Int64) throws -> Response {
+        guard let detail = try store.session(id) else { throw APIError(.notFound, "no session \(id)") }
+        return jsonResponse(LiveSession.encode(detail))
+    }
+
+    func frames(_ id: Int64) throws -> Response {
+        guard let frames = try store.frames(id) else { throw APIError(.notFound, "no session \(id)") }
+        var text = "{\"frames\":["
+        text.reserveCapacity(frames.count * 32 + 16)
+        for (index, frame) in frames.enumerated() {
+            if index > 0 { text += "," }
+            text += "[\(LiveSession.number(frame.time, 3)),\(LiveSession.number(frame.pitch, 2)),\(LiveSession.number(frame.pressure, 2)),\(frame.exhaling ? 1 : 0)]"
+        }
+        text += "]}"
+        return jsonResponse(text)
+    }
+
+    func exportCSV(_ id: Int64) throws -> Response {
+        guard let csv = try store.exportCSV(id) else { throw APIError(.notFound, "no session \(id)") }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"opep-session-\(id).csv\""],
+            body: .init(byteBuffer: ByteBuffer(string: csv)))
+    }
+
+    func exportJSON(_ id: Int64) throws -> Response {
+        guard let json = try store.exportJSON(id) else { throw APIError(.notFound, "no session \(id)") }
+        var response = jsonResponse(json)
+        response.headers[.contentDisposition] = "attachment; filename=\"opep-session-\(id).json\""
+        return response
+    }
+
+    func trends(_ request: Request) throws -> Response {
+        let days = request.uri.queryParameters.get("days", as: Int.self) ?? 30
+        guard days >= 1, days <= 3660 else { throw APIError(.badRequest, "days must be between 1 and 3660") }
+        return jsonResponse(LiveSession.encode(["days": try store.trends(days: days)]))
+    }
+}
+
+/// The dashboard's files, from the `Dashboard` folder of the module's resources.
+struct DashboardFiles: Sendable {
+    let root: URL?
+
+    init(root: URL? = Bundle.module.url(forResource: "Dashboard", withExtension: nil)) {
+        self.root = root?.standardizedFileURL
+    }
+
+    static let contentTypes: [String: String] = [
+        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "mjs": "text/javascript; charset=utf-8",
+        "css": "text/css; charset=utf-8", "svg": "image/svg+xml", "png": "image/png", "json": "application/json",
+        "ico": "image/x-icon", "webmanifest": "application/manifest+json", "txt": "text/plain; charset=utf-8",
+        "woff2": "font/woff2",
+    ]
+
+    /// The file at `segments` inside the folder (for `/assets/...`, first under `assets/`, then at
+    /// the top), or 404. Segments that could leave the folder are refused.
+    func response(for segments: [String], underAssets: Bool = false) throws -> Response {
+        guard let root else { throw HTTPError(.notFound, message: "the dashboard's files are missing") }
+        var parts: [String] = []
+        for segment in segments {
+            guard let decoded = segment.removingPercentEncoding, !decoded.isEmpty, decoded != ".", decoded != "..",
+                !decoded.contains("/"), !decoded.contains("\\"), !decoded.contains("\0"), !decoded.hasPrefix(".")
+            else { throw HTTPError(.notFound) }
+            parts.append(decoded)
+        }
+        guard !parts.isEmpty else { throw HTTPError(.notFound) }
+        let candidates = underAssets ? [["assets"] + parts, parts] : [parts]
+        for candidate in candidates {
+            let url = candidate.reduce(root) { $0.appendingPathComponent($1) }.standardizedFileURL
+            guard url.path.hasPrefix(root.path + "/") else { continue }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                let data = FileManager.default.contents(atPath: url.path)
+            else { continue }
+            let type = Self.contentTypes[url.pathExtension.lowercased()] ?? "application/octet-stream"
+            return Response(
+                status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        throw HTTPError(.notFound)
+    }
+}

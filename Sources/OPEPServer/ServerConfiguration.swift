@@ -1,0 +1,40 @@
+import Foundation
+
+/// Where the server listens and what it accepts.
+public struct ServerConfiguration: Sendable {
+    /// What one connection may send and how many may run at once.
+    public struct Limits: Sendable {
+        /// Largest WebSocket message, in bytes (the WebSocket layer closes on larger frames).
+        public var maxMessageBytes: Int = 1 << 20
+        /// Longest audio in one binary message, in seconds.
+        public var maxAudioSecondsPerMessage: Double = 1
+        /// Live sessions running at once; a `start` beyond is refused.
+        public var maxSessions: Int = 8
+        /// Largest JSON body of an HTTP request (the plan), in bytes.
+        public var maxRequestBytes: Int = 64 << 10
+
+        public init() {}
+    }
+
+    /// Address to listen on (default 127.0.0.1: this machine only).
+    public var host: String = "127.0.0.1"
+    /// Port to listen on (default 8080; 0 picks a free one).
+    public var port: Int = 8080
+    public var limits = Limits()
+    /// Keep every session's raw audio as a WAV, whatever the page asks.
+    public var keepAudio = false
+    /// Folder for kept audio; by default `audio/` next to the history database (or a temporary
+    /// folder for an in-memory history).
+    public var audioFolder: String?
+    /// Live frames are sent at most this often.
+    public var liveInterval: Duration = .milliseconds(50)
+    /// Status messages are sent this often (while audio arrives).
+    public var statusInterval: Duration = .seconds(1)
+    /// The session's measurements are saved this often.
+    public var flushInterval: Duration = .seconds(1)
+
+    public init(host: String = "127.0.0.1", port: Int = 8080) {
+        self.host = host
+        self.port = port
+    }
+}

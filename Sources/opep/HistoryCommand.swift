@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import OPEPHistory
+import OPEPKit
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "List, show and export the sessions saved by `opep serve`.",
+        discussion: """
+            `opep history` (or `list`) prints the sessions, newest first, optionally between --from and \
+            --to (days, YYYY-MM-DD, both included); `show ID` prints one session with its breaths; \
+            `export ID --format json|csv` writes it as `opep analyze` would (the CSV has 20 frames per \
+            second, as kept in the history).
+            """
+    )
+
+    enum Action: String, ExpressibleByArgument, CaseIterable {
+        case list, show, export
+    }
+
+    enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
+        case json, csv
+    }
+
+    @Argument(help: "list, show ID or export ID.")
+    var action: Action = .list
+
+    @Argument(help: "The session's id (for show and export).")
+    var id: Int64?
+
+    @Option(help: ArgumentHelp("The history database (default \(HistoryStore.defaultPath())).", valueName: "PATH"))
+    var database: String?
+
+    @Option(help: "Export format: json or csv.")
+    var format: ExportFormat?
+
+    @Option(help: ArgumentHelp("List sessions from this day on.", valueName: "YYYY-MM-DD"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("List sessions up to this day, included.", valueName: "YYYY-MM-DD"))
+    var to: String?
+
+    func validate() throws {
+        switch action {
+        case .list:
+            if let id { throw ValidationError("`list` takes no session id (got \(id)); use `opep history show \(id)` for one session.") }
+            if format != nil { throw ValidationError("--format is for `export`, e.g. `opep history export 12 --format csv`.") }
+        case .show, .export:
+            guard let id else { throw ValidationError("`\(action.rawValue)` needs a session id, e.g. `opep history \(action.rawValue) 12`; `opep history` lists them.") }
+            guard id > 0 else { throw ValidationError("Session ids are positive whole numbers, not \(id).") }
+            if from != nil || to != nil { throw ValidationError("--from and --to are for `list`.") }
+            if action == .show, format != nil { throw ValidationError("--format is for `export`; `show` prints text.") }
+            if action == .export, format == nil { throw ValidationError("`export` needs --format json or --format csv.") }
+        }
+        let start = try from.map { try Self.day($0, option: "--from") }
+        let end = try to.map { try Self.day($0, option: "--to") }
+        if let start, let end, start > end {
+            throw ValidationError("--from (\(from!)) is after --to (\(to!)).")
+        }
+    }
+
+    func run() throws {
+        let path = database ?? HistoryStore.defaultPath()
+        if database != nil, !FileManager.default.fileExists(atPath: path) {
+            throw failure("\(path): no history there (`opep serve --database \(path)` creates one)")
+        }
+        let store: HistoryStore
+        do {
+            store = try HistoryStore(path: path)
+        } catch {
+            throw failure("\(error)")
+        }
+        switch action {
+        case .list:
+            try list(store)
+        case .show:
+            guard let analysis = try store.exportAnalysis(id!), let detail = try store.session(id!) else { throw failure("no session \(id!) in \(path)") }
+            print("Session \(id!), \(detail.session.source.rawValue), \(detail.session.status.rawValue), started \(Self.localTime(detail.session.startedAt))")
+            print(TextReport.render(analysis))
+        case .export:
+            let text: String?
+            switch format! {
+            case .json: text = try store.exportJSON(id!).map { $0 + "\n" }
+            case .csv: text = try store.exportCSV(id!)
+            }
+            guard let text else { throw failure("no session \(id!) in \(path)") }
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+    }
+
+    private func list(_ store: HistoryStore) throws {
+        let calendar = Calendar.current
+        let start = try from.map { try Self.day($0, option: "--from") }
+        let end = try to.map { try Self.day($0, option: "--to") }.flatMap { calendar.date(byAdding: .day, value: 1, to: $0) }
+        let rows = try store.sessions(from: start, to: end)
+        if rows.isEmpty {
+            print("No sessions\(from != nil || to != nil ? " in that period" : " yet: `opep serve` records them").")
+            return
+        }
+        print("id".leftPad(5) + "  " + "started".rightPad(16) + "  " + "length".leftPad(7) + "  " + "breaths".leftPad(7) + "  " + "sets".leftPad(4)
+            + "  " + "pressure".leftPad(8) + "  " + "in target".leftPad(9) + "  source   status")
+        for row in rows {
+            let pressure = row.meanPressureCmH2O.map { fixed($0, 1) } ?? "-"
+            let share = row.shareInTarget.map { percent($0) } ?? "-"
+            let minutes = Int(row.durationS) / 60
+            let seconds = Int(row.durationS) % 60
+            print("\(row.id)".leftPad(5) + "  " + Self.localTime(row.startedAt).rightPad(16) + "  " + "\(minutes):\(String(format: "%02d", seconds))".leftPad(7)
+                + "  " + "\(row.breaths)".leftPad(7) + "  " + "\(row.sets)".leftPad(4) + "  " + pressure.leftPad(8) + "  " + share.leftPad(9)
+                + "  " + row.source.rawValue.rightPad(7) + "  " + row.status.rawValue)
+        }
+    }
+
+    /// Midnight (local time) of a `YYYY-MM-DD` day.
+    static func day(_ text: String, option: String) throws -> Date {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        var components = DateComponents()
+        if parts.count == 3, text.count == 10 {
+            components.year = parts[0]
+            components.month = parts[1]
+            components.day = parts[2]
+        }
+        guard components.year != nil, components.isValidDate(in: Calendar.current), let date = Calendar.current.date(from: components) else {
+            throw ValidationError("\(option) wants a day written YYYY-MM-DD, e.g. 2026-11-21, not \"\(text)\".")
+        }
+        return date
+    }
+
+    /// An ISO 8601 UTC time as local `YYYY-MM-DD HH:MM`.
+    static func localTime(_ iso: String) -> String {
+        guard let date = try? Date(iso, strategy: .iso8601) else { return iso }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}

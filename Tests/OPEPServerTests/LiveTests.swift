@@ -1,0 +1,315 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import HummingbirdWSTesting
+import Logging
+import OPEPHistory
+import OPEPKit
+import XCTest
+
+@testable import OPEPServer
+
+/// A binary message: the sequence number, then the samples, little-endian.
+func chunkMessage(_ sequence: UInt32, _ samples: ArraySlice<Float>) -> ByteBuffer {
+    var buffer = ByteBuffer()
+    buffer.reserveCapacity(4 + samples.count * 4)
+    buffer.writeInteger(sequence, endianness: .little)
+    for sample in samples { buffer.writeInteger(sample.bitPattern, endianness: .little) }
+    return buffer
+}
+
+/// The session in ~100 ms chunks at 16 kHz.
+func chunks(_ samples: [Float], size: Int = 1600) -> [ByteBuffer] {
+    stride(from: 0, to: samples.count, by: size).enumerated().map { index, start in
+        chunkMessage(UInt32(index), samples[start..<min(samples.count, start + size)])
+    }
+}
+
+/// Decoded text messages.
+struct Inbox {
+    var iterator: WebSocketInboundMessageStream.AsyncIterator
+
+    init(_ inbound: WebSocketInboundStream) {
+        iterator = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
+    }
+
+    mutating func next() async throws -> [String: Any]? {
+        while let message = try await iterator.next() {
+            guard case let .text(text) = message else { continue }
+            return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
+        }
+        return nil
+    }
+
+    /// The next message of `type`, skipping others (live, frames, status, events).
+    mutating func next(_ type: String) async throws -> [String: Any] {
+        while let message = try await next() {
+            if message["type"] as? String == type { return message }
+        }
+        XCTFail("the connection ended before a \(type) message")
+        return [:]
+    }
+}
+
+let startMessage = #"{"type": "start", "sample_rate": 16000}"#
+
+final class LiveTests: XCTestCase {
+    static let samples: [Float] = try! simulatedSession(breaths: 3)
+
+    func app(_ store: HistoryStore, _ change: (inout ServerConfiguration) -> Void = { _ in }) -> some ApplicationProtocol {
+        var configuration = ServerConfiguration(port: 0)
+        change(&configuration)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        return buildApplication(configuration, store: store, logger: logger)
+    }
+
+    let client = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+
+    /// Waits until the session is saved with a status other than recording.
+    func waitForSession(_ store: HistoryStore, id: Int64) async throws -> SessionDetail {
+        for _ in 0..<200 {
+            if let detail = try store.session(id), detail.session.status != .recording { return detail }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw HistoryError("session \(id) was not saved")
+    }
+
+    func testAWholeSessionStreamsLiveFramesEventsAndASummaryAndIsSaved() async throws {
+        let store = try HistoryStore()
+        let messages = chunks(Self.samples)
+        let configuration = client
+        let collected = try await app(store, { $0.statusInterval = .zero }).test(.live) { client in
+            let box = MessageBox()
+            try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
+                try await outbound.write(.text(startMessage))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for message in messages { try await outbound.write(.binary(message)) }
+                        try await outbound.write(.text(#"{"type": "stop"}"#))
+                    }
+                    group.addTask {
+                        var inbox = Inbox(inbound)
+                        while let message = try await inbox.next() {
+                            box.append(message)
+                            if message["type"] as? String == "summary" { break }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            return box
+        }.messages
+        let types = collected.compactMap { $0["type"] as? String }
+        XCTAssertEqual(types.first, "started")
+        XCTAssertEqual(types.last, "summary")
+        XCTAssertFalse(types.contains("error"), "\(collected.filter { $0["type"] as? String == "error" })")
+        let started = collected[0]
+        let id = try XCTUnwrap(started["session_id"] as? Int)
+        XCTAssertEqual(started["sample_rate"] as? Double, 16000)
+        XCTAssertEqual(started["frame_interval_s"] as? Double, 0.01)
+        XCTAssertNotNil(started["latency_s"] as? Double)
+        XCTAssertNotNil(started["plan"] as? [String: Any])
+
+        let live = collected.filter { $0["type"] as? String == "live" }
+        XCTAssertFalse(live.isEmpty)
+        let seqs = live.compactMap { $0["seq"] as? Int }
+        XCTAssertEqual(seqs, seqs.sorted())
+        XCTAssertTrue(live.contains { $0["pitch_hz"] is Double && $0["zone"] is String }, "some live frame hears the flutter")
+        for frame in live {
+            XCTAssertEqual(Set(frame.keys), ["type", "t", "seq", "pitch_hz", "pressure_cmh2o", "zone", "exhaling", "confidence", "level_db"])
+        }
+
+        let events = collected.filter { $0["type"] as? String == "event" }
+        let ended = events.filter { $0["kind"] as? String == "breath_ended" }
+        XCTAssertEqual(ended.count, 3)
+        XCTAssertEqual(ended.compactMap { $0["breath_in_set"] as? Int }, [1, 2, 3])
+        XCTAssertTrue(ended.allSatisfy { $0["mean_pressure_cmh2o"] is Double && $0["share_in_target"] is Double && $0["duration_s"] is Double })
+        XCTAssertEqual(events.filter { $0["kind"] as? String == "breath_started" }.count, 3)
+        XCTAssertEqual(events.filter { $0["kind"] as? String == "set_ended" }.count, 1)
+
+        let trace = collected.filter { $0["type"] as? String == "frames" }.flatMap { ($0["frames"] as? [[Any]]) ?? [] }
+        let duration = Double(Self.samples.count) / 16000
+        XCTAssertEqual(Double(trace.count), duration * 20, accuracy: 10, "final frames at 20 per second")
+        let times = trace.compactMap { $0.first as? Double }
+        XCTAssertEqual(times, times.sorted())
+
+        let status = collected.filter { $0["type"] as? String == "status" }
+        XCTAssertFalse(status.isEmpty)
+        XCTAssertEqual(Set(status[0].keys), ["type", "breaths", "breaths_in_set", "sets", "elapsed_s", "hearing_device", "level_db"])
+
+        let summary = try XCTUnwrap(collected.last)
+        XCTAssertEqual(summary["session_id"] as? Int, id)
+        XCTAssertEqual((summary["summary"] as? [String: Any])?["breaths"] as? Int, 3)
+        XCTAssertEqual((summary["breaths"] as? [Any])?.count, 3)
+
+        let saved = try await waitForSession(store, id: Int64(id))
+        XCTAssertEqual(saved.session.status, .complete)
+        XCTAssertEqual(saved.session.source, .browser)
+        XCTAssertEqual(saved.breaths.count, 3)
+        XCTAssertEqual(try store.frames(Int64(id))?.count, trace.count)
+    }
+
+    func testMalformedMessagesGetErrorsAndTheSessionGoesOn() async throws {
+        let store = try HistoryStore()
+        let samples = Self.samples
+        let configuration = client
+        let summary = try await app(store, { $0.statusInterval = .seconds(3600) }).test(.live) { client in
+            let box = MessageBox()
+            try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
+                var inbox = Inbox(inbound)
+                func expectError(_ containing: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+                    let message = try await inbox.next()
+                    XCTAssertEqual(message?["type"] as? String, "error", file: file, line: line)
+                    let text = message?["message"] as? String ?? ""
+                    XCTAssertTrue(text.contains(containing), "\"\(text)\" should mention \"\(containing)\"", file: file, line: line)
+                }
+                try await outbound.write(.text("not json {"))
+                try await expectError("not JSON")
+                try await outbound.write(.text(#"{"type": "dance"}"#))
+                try await expectError("unknown message type")
+                try await outbound.write(.text(#"{"hello": 1}"#))
+                try await expectError("type")
+                try await outbound.write(.binary(chunkMessage(0, samples[0..<1600])))
+                try await expectError("audio before start")
+                try await outbound.write(.text(#"{"type": "start", "sample_rate": 4000}"#))
+                try await expectError("sample_rate")
+                try await outbound.write(.text(#"{"type": "start", "sample_rate": 16000, "plan": {"sets": 0}}"#))
+                try await expectError("plan")
+                try await outbound.write(.text(startMessage))
+                let started = try await inbox.next()
+                XCTAssertEqual(started?["type"] as? String, "started")
+                try await outbound.write(.text(startMessage))
+                try await expectError("second start")
+                try await outbound.write(.binary(ByteBuffer(bytes: [0, 0, 0])))
+                try await expectError("4-byte sequence number")
+                try await outbound.write(.binary(ByteBuffer(bytes: [0, 0, 0, 0, 1, 2])))
+                try await expectError("multiple of 4 bytes")
+                try await outbound.write(.binary(chunkMessage(0, ArraySlice(repeating: 0, count: 16001))))
+                try await expectError("at most 16000 samples")
+                try await outbound.write(.binary(chunkMessage(5, samples[0..<1600])))
+                try await expectError("out of order")
+                var broken = Array(samples[0..<1600])
+                broken[10] = .nan
+                broken[11] = .infinity
+                try await outbound.write(.binary(chunkMessage(0, broken[...])))
+                try await expectError("non-finite")
+                try await outbound.write(.binary(chunkMessage(0, samples[1600..<3200])))
+                try await expectError("out of order")
+                // The session goes on: the rest of the audio in order, then stop.
+                var sequence: UInt32 = 1
+                for start in stride(from: 1600, to: samples.count, by: 1600) {
+                    try await outbound.write(.binary(chunkMessage(sequence, samples[start..<min(samples.count, start + 1600)])))
+                    sequence += 1
+                }
+                try await outbound.write(.text(#"{"type": "stop"}"#))
+                while let message = try await inbox.next() {
+                    XCTAssertNotEqual(message["type"] as? String, "error", "\(message)")
+                    if message["type"] as? String == "summary" { box.append(message) }
+                }
+            }
+            return box
+        }.messages.first
+        let found = try XCTUnwrap(summary)
+        XCTAssertEqual((found["summary"] as? [String: Any])?["breaths"] as? Int, 3)
+        let id = try XCTUnwrap(found["session_id"] as? Int)
+        let exported = try XCTUnwrap(try store.exportAnalysis(Int64(id)))
+        XCTAssertEqual(exported.settings.warnings.count, 1, "the non-finite samples are noted once")
+    }
+
+    func testADroppedConnectionIsSavedAsInterruptedWithItsBreaths() async throws {
+        let store = try HistoryStore()
+        let messages = chunks(Self.samples)
+        let configuration = client
+        let sessionID = try await app(store).test(.live) { client in
+            let box = MessageBox()
+            try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
+                var inbox = Inbox(inbound)
+                try await outbound.write(.text(startMessage))
+                box.append(try await inbox.next("started"))
+                for message in messages { try await outbound.write(.binary(message)) }
+                // Gone without stop.
+            }
+            return box
+        }.messages.first?["session_id"] as? Int
+        let id = try XCTUnwrap(sessionID)
+        let saved = try await waitForSession(store, id: Int64(id))
+        XCTAssertEqual(saved.session.status, .interrupted)
+        XCTAssertEqual(saved.breaths.count, 3)
+        XCTAssertEqual(saved.summary?.breathCount, 3)
+        XCTAssertGreaterThan(try XCTUnwrap(try store.frames(Int64(id))).count, 100)
+    }
+
+    func testTwoSessionsAtOnceStayIndependent() async throws {
+        let store = try HistoryStore()
+        let three = chunks(Self.samples)
+        let two = chunks(try simulatedSession(breaths: 2, seed: 9))
+        let configuration = client
+        let results = try await app(store).test(.live) { client in
+            try await withThrowingTaskGroup(of: (Int, MessageBox).self) { group in
+                for (index, messages) in [three, two].enumerated() {
+                    group.addTask {
+                        let box = MessageBox()
+                        try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
+                            var inbox = Inbox(inbound)
+                            try await outbound.write(.text(startMessage))
+                            _ = try await inbox.next("started")
+                            for message in messages { try await outbound.write(.binary(message)) }
+                            try await outbound.write(.text(#"{"type": "stop"}"#))
+                            box.append(try await inbox.next("summary"))
+                        }
+                        return (index, box)
+                    }
+                }
+                var results: [Int: MessageBox] = [:]
+                for try await (index, box) in group { results[index] = box }
+                return results
+            }
+        }
+        let first = try XCTUnwrap(results[0]?.messages.first)
+        let second = try XCTUnwrap(results[1]?.messages.first)
+        XCTAssertEqual((first["breaths"] as? [Any])?.count, 3)
+        XCTAssertEqual((second["breaths"] as? [Any])?.count, 2)
+        XCTAssertNotEqual(first["session_id"] as? Int, second["session_id"] as? Int)
+        XCTAssertEqual(try store.sessions().map(\.breaths).sorted(), [2, 3])
+    }
+
+    func testStartsBeyondTheLimitAreRefused() async throws {
+        let store = try HistoryStore()
+        let configuration = client
+        try await app(store, { $0.limits.maxSessions = 1 }).test(.live) { client in
+            try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
+                var inbox = Inbox(inbound)
+                try await outbound.write(.text(startMessage))
+                _ = try await inbox.next("started")
+                try await client.ws("/live", configuration: configuration) { inbound2, outbound2, _ in
+                    var inbox2 = Inbox(inbound2)
+                    try await outbound2.write(.text(startMessage))
+                    let refused = try await inbox2.next()
+                    XCTAssertEqual(refused?["type"] as? String, "error")
+                    XCTAssertTrue((refused?["message"] as? String ?? "").contains("already running 1"))
+                    let after = try await inbox2.next()
+                    XCTAssertNil(after, "the refused connection is closed")
+                }
+                try await outbound.write(.text(#"{"type": "stop"}"#))
+                _ = try await inbox.next("summary")
+            }
+            // The place is free again.
+            try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
+                var inbox = Inbox(inbound)
+                try await outbound.write(.text(startMessage))
+                let started = try await inbox.next()
+                XCTAssertEqual(started?["type"] as? String, "started")
+            }
+        }
+    }
+}
+
+/// Messages gathered inside a WebSocket handler.
+final class MessageBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [[String: Any]] = []
+    func append(_ message: [String: Any]) { lock.withLock { list.append(message) } }
+    var messages: [[String: Any]] { lock.withLock { list } }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import OPEPKit
+import OPEPSimulation
+
+/// A short simulated session: 1 set of `breaths` breaths at 16 kHz, as one sample array.
+func simulatedSession(breaths: Int = 3, sampleRate: Double = 16000, seed: UInt64 = 5) throws -> [Float] {
+    var simulator = try SessionSimulator(configuration: SimulationConfiguration(
+        sampleRate: sampleRate, sets: 1, breathsPerSet: breaths, pressureRange: 10...18, huffCoughsPerSet: 1,
+        restBetweenSets: 4, leadInSilence: 2, seed: seed))
+    var samples: [Float] = []
+    var buffer: [Float] = []
+    while simulator.render(into: &buffer, maxFrames: 16384) > 0 { samples += buffer }
+    return samples
+}
+
+/// The analysis of `samples` in 100 ms chunks: every output and the report.
+func analyse(_ samples: [Float], sampleRate: Double = 16000) throws -> (outputs: [SessionOutput], report: SessionReport, analyzer: SessionAnalyzer) {
+    var analyzer = try SessionAnalyzer(configuration: .init(sampleRate: sampleRate))
+    var outputs: [SessionOutput] = []
+    let chunk = Int(sampleRate / 10)
+    var start = 0
+    while start < samples.count {
+        analyzer.process(Array(samples[start..<min(samples.count, start + chunk)])) { outputs.append($0) }
+        start += chunk
+    }
+    let report = analyzer.finish { outputs.append($0) }
+    return (outputs, report, analyzer)
+}
