@@ -9,15 +9,32 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Write a physiotherapist's report of a recorded session: one self-contained HTML file.",
         discussion: """
-            Analyses the recording as `opep analyze` does (same options) and writes the summary, \
-            pressure, pitch and sound level over time, the sets and every breath with its flags \
-            (too short, too soft, too hard, unsteady). The file has no external references and \
-            prints to A4 or Letter from any browser.
+            Analyses the recording as `opep analyze` does (same options), or takes a session from \
+            the history (--session ID), and writes the summary, pressure, pitch and sound level over \
+            time, the sets and every breath with its flags (too short, too soft, too hard, \
+            unsteady). With --from and --to it writes the adherence over those days instead: \
+            sessions per day against the plan, breaths and time in target per session, the mean \
+            pressure trend. The file has no external references and prints to A4 or Letter.
             """
     )
 
-    @Argument(help: "The recording ('-' for raw PCM on standard input).")
-    var file: String
+    @Argument(help: "The recording ('-' for raw PCM on standard input); or use --session, or --from/--to.")
+    var file: String?
+
+    @Option(help: ArgumentHelp("Report a session from the history instead of a recording.", valueName: "ID"))
+    var session: Int64?
+
+    @Option(help: ArgumentHelp("Adherence report over the history from this day.", valueName: "YYYY-MM-DD"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Adherence report up to this day, included.", valueName: "YYYY-MM-DD"))
+    var to: String?
+
+    @Option(help: ArgumentHelp("Sessions a day the plan prescribes, for the adherence report.", valueName: "N"))
+    var sessionsPerDay: Int = 2
+
+    @Option(help: ArgumentHelp("The history database (default \(HistoryStore.defaultPath())).", valueName: "PATH"))
+    var database: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The HTML file to write (default: the recording's name with .html).", valueName: "FILE"))
     var output: String?
@@ -35,6 +52,18 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup var analysis: AnalysisOptions
 
     func validate() throws {
+        let sources = [file != nil, session != nil, from != nil || to != nil].filter { $0 }.count
+        guard sources == 1 else {
+            throw ValidationError("Give one of: a recording, --session ID, or --from and --to for an adherence report.")
+        }
+        if (from == nil) != (to == nil) { throw ValidationError("An adherence report needs both --from and --to.") }
+        if let from, let to, try HistoryCommand.day(from, option: "--from") > HistoryCommand.day(to, option: "--to") {
+            throw ValidationError("--from must not be after --to.")
+        }
+        guard sessionsPerDay >= 1, sessionsPerDay <= 10 else { throw ValidationError("--sessions-per-day must be between 1 and 10.") }
+        if (session != nil || from != nil), output == nil {
+            throw ValidationError("A report from the history needs -o FILE.")
+        }
         if file == "-", raw.format == nil {
             throw ValidationError("Reading '-' needs --sample-rate and --encoding to know the raw PCM layout.")
         }
@@ -44,19 +73,55 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Where the report's data come from. Today only a recording; the session history will add
-        // sources here (`--session ID` for one stored session, `--from/--to` for an adherence
-        // report rendered with `AdherenceReportDocument`), each producing the same plain input.
-        let source: any SessionReportSource = RecordingReportSource(path: file, raw: raw, analysis: analysis, title: title)
+        if let from, let to {
+            let first = try HistoryCommand.day(from, option: "--from")
+            let last = try HistoryCommand.day(to, option: "--to")
+            let store = try openHistory()
+            let end = Calendar.current.date(byAdding: .day, value: 1, to: last) ?? last
+            let rows: [SessionRow]
+            let plan: TherapyPlan
+            do {
+                rows = try store.sessions(from: first, to: end)
+                plan = try store.plan()
+            } catch {
+                throw failure("history: \(error)")
+            }
+            let sessions = rows.compactMap { row -> AdherenceSession? in
+                guard let start = try? Date(row.startedAt, strategy: .iso8601) else { return nil }
+                return AdherenceSession(
+                    start: start, duration: row.durationS, breaths: row.breaths, sets: row.sets,
+                    shareInTarget: row.shareInTarget, meanPressure: row.meanPressureCmH2O)
+            }
+            let document = AdherenceReportDocument(
+                title: title ?? "Therapy adherence, \(from) to \(to)", sessions: sessions, plan: plan,
+                sessionsPerDay: sessionsPerDay, from: first, to: last, timeZone: .current)
+            try writeReport(document.html(), to: output ?? "adherence.html")
+            return
+        }
+        let source: any SessionReportSource
+        if let session {
+            source = HistoryReportSource(store: try openHistory(), id: session, title: title)
+        } else {
+            source = RecordingReportSource(path: file ?? "-", raw: raw, analysis: analysis, title: title)
+        }
         let input = try source.reportInput()
         let document = SessionReportDocument(input: input, rules: BreathFlagRules(minimumDuration: minBreath, unsteadyRange: unsteadyRange))
-        let target = output ?? defaultOutput()
-        try writeReport(document.html(), to: target)
+        try writeReport(document.html(), to: output ?? defaultOutput())
         for warning in source.warnings { printError("warning: \(warning)") }
     }
 
+    private func openHistory() throws -> HistoryStore {
+        let path = database ?? HistoryStore.defaultPath()
+        guard FileManager.default.fileExists(atPath: path) else { throw failure("\(path): no history there yet") }
+        do {
+            return try HistoryStore(path: path)
+        } catch {
+            throw failure("\(path): cannot open the history (\(error))")
+        }
+    }
+
     private func defaultOutput() -> String {
-        ((file as NSString).deletingPathExtension) + ".html"
+        (((file ?? "report") as NSString).deletingPathExtension) + ".html"
     }
 }
 
@@ -106,5 +171,48 @@ final class RecordingReportSource: SessionReportSource {
         return SessionReportInput(
             title: title ?? "OPEP session: \(name)", details: details, device: result.settings.device, target: result.settings.target,
             summary: result.summary, breaths: result.breaths, sets: result.sets, trace: decimator.points)
+    }
+}
+
+/// A session from the history: its stored summary, breaths, sets and frames (20 per second).
+final class HistoryReportSource: SessionReportSource {
+    let store: HistoryStore
+    let id: Int64
+    let title: String?
+    let warnings: [String] = []
+
+    init(store: HistoryStore, id: Int64, title: String?) {
+        self.store = store
+        self.id = id
+        self.title = title
+    }
+
+    func reportInput() throws -> SessionReportInput {
+        let detail: SessionDetail?
+        let frames: [StoredFrame]?
+        do {
+            detail = try store.session(id)
+            frames = try store.frames(id)
+        } catch {
+            throw failure("history: \(error)")
+        }
+        guard let detail, let frames, let summary = detail.summary else {
+            throw failure("history: no session \(id) (see `opep history`)")
+        }
+        var decimator = FrameDecimator(maxPoints: SessionReportDocument.maxPlotPoints)
+        for frame in frames {
+            decimator.add(SessionFrame(
+                time: frame.time, pitch: frame.pitch, pressure: frame.pressure, confidence: frame.confidence,
+                exhaling: frame.exhaling, zone: frame.pressure.map(detail.plan.target.zone(of:)), levelDB: frame.levelDB))
+        }
+        let row = detail.session
+        let details: [(label: String, value: String)] = [
+            ("Session", "\(row.id), \(row.source.rawValue), \(row.status.rawValue)"),
+            ("Started", HistoryCommand.localTime(row.startedAt)),
+        ]
+        return SessionReportInput(
+            title: title ?? "OPEP session \(row.id), \(HistoryCommand.localTime(row.startedAt))", details: details,
+            device: detail.plan.device, target: detail.plan.target, summary: summary, breaths: detail.breaths,
+            sets: detail.sets, trace: decimator.points)
     }
 }

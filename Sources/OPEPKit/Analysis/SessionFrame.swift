@@ -19,6 +19,19 @@ public struct SessionFrame: Sendable, Hashable, Codable {
         case time = "time_s", pitch = "pitch_hz", pressure = "pressure_cmh2o", confidence, exhaling, zone
         case levelDB = "level_db"
     }
+
+    public init(
+        time: Double, pitch: Double?, pressure: Double?, confidence: Double, exhaling: Bool, zone: PressureZone?,
+        levelDB: Double
+    ) {
+        self.time = time
+        self.pitch = pitch
+        self.pressure = pressure
+        self.confidence = confidence
+        self.exhaling = exhaling
+        self.zone = zone
+        self.levelDB = levelDB
+    }
 }
 
 /// Something that happened in a session.

@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+
+/// Sessions saved by `opep monitor` come back through `opep history` and `opep report`.
+final class HistoryReportTests: XCTestCase {
+    func testMonitorSavesASessionThatHistoryAndReportsShow() throws {
+        let directory = try TemporaryDirectory()
+        let session = try simulateSession(in: directory)
+        let database = directory.path("history.sqlite")
+
+        let monitor = try run(["monitor", session.wav, "--database", database])
+        XCTAssertEqual(monitor.status, 0, monitor.stderr)
+        XCTAssertTrue(monitor.stdout.contains("Saved as session 1"), monitor.stdout)
+
+        let list = try run(["history", "--database", database])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertTrue(list.stdout.contains("monitor"), list.stdout)
+
+        let exported = try run(["history", "export", "1", "--format", "json", "--database", database])
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        let analysis = try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) as? [String: Any]
+        let breaths = try XCTUnwrap(analysis?["breaths"] as? [[String: Any]])
+        XCTAssertEqual(breaths.count, session.truth.breaths.count)
+
+        let report = directory.path("session.html")
+        let fromHistory = try run(["report", "--session", "1", "--database", database, "-o", report])
+        XCTAssertEqual(fromHistory.status, 0, fromHistory.stderr)
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        XCTAssertEqual(html.components(separatedBy: "<tr class=\"breath\"").count - 1, session.truth.breaths.count)
+        XCTAssertFalse(html.contains("http://") || html.contains("https://"))
+
+        let today = ISO8601DateFormatter.string(from: Date(), timeZone: .current, formatOptions: [.withFullDate])
+        let adherence = directory.path("adherence.html")
+        let overDays = try run(["report", "--from", today, "--to", today, "--database", database, "-o", adherence])
+        XCTAssertEqual(overDays.status, 0, overDays.stderr)
+        let document = try String(contentsOfFile: adherence, encoding: .utf8)
+        XCTAssertTrue(document.contains("1 of 2 planned"), "one session against a plan of two a day")
+        XCTAssertEqual(document.components(separatedBy: "<svg class=\"chart\"").count - 1, 4, "four charts")
+    }
+
+    func testReportsFromTheHistoryExplainWhatIsMissing() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("none.sqlite")
+        let noHistory = try run(["report", "--session", "1", "--database", database, "-o", directory.path("r.html")])
+        XCTAssertNotEqual(noHistory.status, 0)
+        XCTAssertEqual(nonEmptyLines(noHistory.stderr), ["opep: error: \(database): no history there yet"])
+
+        let session = try simulateSession(in: directory)
+        let saved = directory.path("history.sqlite")
+        XCTAssertEqual(try run(["monitor", session.wav, "--database", saved]).status, 0)
+        let unknown = try run(["report", "--session", "7", "--database", saved, "-o", directory.path("r.html")])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertEqual(nonEmptyLines(unknown.stderr), ["opep: error: history: no session 7 (see `opep history`)"])
+
+        let both = try run(["report", session.wav, "--session", "1", "-o", directory.path("r.html")])
+        XCTAssertNotEqual(both.status, 0)
+        XCTAssertTrue(both.stderr.contains("Give one of"), both.stderr)
+        let halfRange = try run(["report", "--from", "2026-11-01", "-o", directory.path("r.html")])
+        XCTAssertNotEqual(halfRange.status, 0)
+        XCTAssertTrue(halfRange.stderr.contains("needs both --from and --to"), halfRange.stderr)
+    }
+}
