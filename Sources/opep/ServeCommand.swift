@@ -32,6 +32,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Live sessions at once.")
     var maxSessions = 8
 
+    @Option(help: ArgumentHelp("Use this device profile (e.g. from `opep calibrate`) in the saved plan.", valueName: "FILE"))
+    var device: String?
+
     @Flag(help: "Measure the server's speed on a simulated 48 kHz session instead of serving (build with -c release).")
     var benchmark = false
 
@@ -52,6 +55,17 @@ struct ServeCommand: AsyncParsableCommand {
             store = try HistoryStore(path: path)
         } catch {
             throw failure("\(error)")
+        }
+        if let device {
+            do {
+                var plan = try store.plan()
+                plan.device = try AnalysisOptions.parse(["--device", device]).deviceProfile()
+                try store.savePlan(plan)
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw failure("\(path): cannot save the plan (\(error))")
+            }
         }
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.keepAudio = keepAudio

@@ -1,0 +1,69 @@
+import Foundation
+import XCTest
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `opep serve` takes a calibrated device profile into the plan the dashboard uses.
+final class ServeCommandTests: XCTestCase {
+    func testServeUsesADeviceProfileFromCalibration() throws {
+        let directory = try TemporaryDirectory()
+        let profile = try directory.write(
+            #"{"name": "Calibrated", "lower_frequency_hz": 10, "upper_frequency_hz": 40, "intercept_cmh2o": -3, "slope_cmh2o_per_hz": 1.3}"#,
+            to: "device.json")
+        let server = Process()
+        server.executableURL = try opepExecutable()
+        server.arguments = ["serve", "--port", "0", "--database", directory.path("history.sqlite"), "--device", profile]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let address = try XCTUnwrap(firstAddress(in: output.fileHandleForReading), "opep serve printed no address")
+        let (data, response) = try fetch(address.appendingPathComponent("api/plan"))
+        XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
+        let plan = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let device = try XCTUnwrap(plan["device"] as? [String: Any])
+        XCTAssertEqual(device["name"] as? String, "Calibrated")
+        XCTAssertEqual(device["slope_cmh2o_per_hz"] as? Double, 1.3)
+        XCTAssertEqual(device["intercept_cmh2o"] as? Double, -3)
+    }
+
+    func testServeRefusesAMissingProfileInOneLine() throws {
+        let directory = try TemporaryDirectory()
+        let missing = directory.path("missing.json")
+        let result = try run(["serve", "--port", "0", "--database", directory.path("history.sqlite"), "--device", missing])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertEqual(nonEmptyLines(result.stderr), ["opep: error: \(missing): device profile not found or unreadable"])
+    }
+
+    /// The first `http://...` address the server prints, waiting up to 60 s.
+    private func firstAddress(in handle: FileHandle) throws -> URL? {
+        let deadline = Date().addingTimeInterval(60)
+        var text = ""
+        while Date() < deadline {
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else { return nil }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let range = text.range(of: #"http://[^ /]+/"#, options: .regularExpression) {
+                return URL(string: String(text[range]))
+            }
+        }
+        return nil
+    }
+
+    private func fetch(_ url: URL) throws -> (Data, URLResponse) {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<(Data, URLResponse), any Error> = .failure(URLError(.timedOut))
+        URLSession.shared.dataTask(with: url) { data, response, error in
+            if let data, let response { result = .success((data, response)) } else if let error { result = .failure(error) }
+            done.signal()
+        }.resume()
+        _ = done.wait(timeout: .now() + 30)
+        return try result.get()
+    }
+}
