@@ -4,7 +4,7 @@ import Foundation
 /// Acapella pitch-to-pressure study (seed 000 section 3).
 ///
 /// Pipeline, every length derived from the sample rate:
-/// 1-2. ``AudioEnergyFrontEnd``: average to an analysis rate of at least 8 kHz, subtract a
+/// 1-2. ``AudioEnergyFrontEnd``: average to an analysis rate of at least 14 kHz, subtract a
 ///    centred moving average (first null 250 Hz), square, average blocks to ~980 Hz ("audio
 ///    energy"; one energy sample per 45 input samples at 44.1 kHz).
 /// 3. ``GaussianSmoother``: σ = 0.2 × the shortest period (5 ms for 40 Hz), then the envelope's

@@ -1,16 +1,16 @@
 /// High-pass filter formed by subtracting a centred moving average from the signal.
 ///
-/// The tracker uses it twice: on the audio, as the study's "formant removal" (seed 000 section 3
-/// step 3, first null 250 Hz), and on the energy envelope, one longest flutter period long, to
-/// remove slow swells such as an inhalation's rise and fall: a ramp correlates with itself at
-/// every lag, a flutter does not need it, and a boxcar of one period has its nulls exactly at the
-/// band's lowest frequency and its multiples.
+/// The tracker runs it on the energy envelope, one longest flutter period long, to remove slow
+/// swells such as an inhalation's rise and fall: a ramp correlates with itself at every lag, a
+/// flutter does not need it, and a boxcar of one period has its nulls exactly at the band's
+/// lowest frequency and its multiples. (The audio's own high-pass, the study's "formant
+/// removal", is the same filter in fixed point inside ``AudioEnergyFrontEnd``.)
 ///
 /// `y[n] = x[n - D] - mean(x[n - L + 1 ... n])` with an odd length `L` and `D = (L - 1) / 2`,
 /// so the moving average is centred on the sample it is subtracted from: linear phase, a delay
 /// of `D` samples and a double zero at DC. The moving average's first null sits at
-/// `sampleRate / L`. The running sum is kept
-/// in `Double`, so hours of audio do not accumulate rounding drift.
+/// `sampleRate / L`. The running sum is kept in `Double`, so hours of audio do not accumulate
+/// rounding drift.
 struct MovingAverageHighPass {
     /// Moving-average length in samples (odd, at least 5).
     let length: Int
@@ -24,13 +24,6 @@ struct MovingAverageHighPass {
     private let inverseLength: Double
     /// The moving average subtracted from the latest output, centred on the same sample.
     private(set) var mean: Float = 0
-
-    /// - Parameters:
-    ///   - sampleRate: input rate in Hz.
-    ///   - cutoff: frequency in Hz of the moving average's first null.
-    init(sampleRate: Double, cutoff: Double) {
-        self.init(halfLength: Int((sampleRate / cutoff / 2).rounded()))
-    }
 
     /// A filter whose moving average spans `2 × halfLength + 1` samples (at least 5).
     init(halfLength: Int) {
