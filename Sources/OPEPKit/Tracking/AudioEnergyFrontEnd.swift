@@ -35,6 +35,10 @@ struct AudioEnergyFrontEnd {
     let delay: Double
 
     private static let scale: Float = 8_388_608
+    /// 1.5 × 2⁵²: adding it to a Double below 2⁵¹ in magnitude leaves the rounded integer in the
+    /// low bits of the result, a conversion without the range check of `Int32(_:)` (the value is
+    /// already clamped to ±255 × 2²³ < 2³¹).
+    private static let roundingMagic: Double = 6_755_399_441_055_744
     private var history: [Int32]
     private var group: [Float]
     private var grouped = 0
@@ -110,7 +114,7 @@ struct AudioEnergyFrontEnd {
     /// completed blocks to `output`; returns how many.
     private mutating func filter(groups input: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Float>) -> Int {
         let r = groupLength, length = averageLength, lag = averageLength / 2, ringMask = mask
-        let block = analysisBlockLength, scale = Self.scale, inverseScale = 1 / scale
+        let block = analysisBlockLength, scale = Self.scale, inverseScale = 1 / scale, magic = Self.roundingMagic
         let inverseLength = inverseAverage, inverseB = inverseBlock, inverseG = inverseGroup
         let state = history.withUnsafeMutableBufferPointer { ring -> (Int, Int64, Float, Int, Int) in
             guard let ring = ring.baseAddress else { return (position, sum, accumulator, filled, 0) }
@@ -126,7 +130,7 @@ struct AudioEnergyFrontEnd {
                 x += r
                 let mean = total * inverseG
                 let value = mean.isFinite ? Swift.max(-255, Swift.min(255, mean)) : 0
-                let current = Int32(value * scale)
+                let current = Int32(truncatingIfNeeded: (Double(value * scale) + magic).bitPattern)
                 s &+= Int64(current) &- Int64(ring[(p &- length) & ringMask])
                 ring[p & ringMask] = current
                 let y = Float(ring[(p &- lag) & ringMask]) * inverseScale - Float(s) * inverseLength
