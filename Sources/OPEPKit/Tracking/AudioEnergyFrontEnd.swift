@@ -18,10 +18,12 @@
 /// consistent reading, used here, is that the reduction by 45 at 44.1 kHz happens once, ending in
 /// the block average of squares, with the high-pass and squaring done before it at an audio rate.
 ///
-/// The moving sum runs on 24-bit fixed-point samples (clamped to ±255; NaN and infinities count as
-/// silence): integer sums are exact in any order, so the filter never drifts over hours of audio
-/// and gives the same bits whatever the chunking. Groups are summed in a fixed order, straddling a
-/// chunk boundary or not, for the same reason.
+/// Each group's mean becomes a 24-bit fixed-point integer (clamped to ±255; NaN and infinities
+/// count as silence) and the moving sum runs on integers: integer sums are exact in any order, so
+/// the filter never drifts over hours of audio and gives the same bits whatever the chunking.
+/// A group straddling two chunks is summed in the same order as any other. The work runs in
+/// batches of up to 4096 input samples, each pass a simple loop the compiler vectorises: group
+/// means, then fixed point, then the moving sum and the block average over a straight line.
 struct AudioEnergyFrontEnd {
     /// Input samples averaged into one analysis sample.
     let groupLength: Int
@@ -39,17 +41,21 @@ struct AudioEnergyFrontEnd {
     /// low bits of the result, a conversion without the range check of `Int32(_:)` (the value is
     /// already clamped to ±255 × 2²³ < 2³¹).
     private static let roundingMagic: Double = 6_755_399_441_055_744
-    private var history: [Int32]
+    /// Groups formed per batch.
+    private let batchGroups: Int
+    /// A batch's group means.
+    private var means: [Float]
+    /// The last `averageLength` fixed-point samples, then room for a batch of them.
+    private var line: [Int32]
+    /// The samples of a group not yet complete at the end of a chunk.
     private var group: [Float]
     private var grouped = 0
-    private let mask: Int
-    private var position = 0
     private var sum: Int64 = 0
     private var accumulator: Float = 0
     private var filled = 0
+    private let inverseGroup: Float
     private let inverseAverage: Float
     private let inverseBlock: Float
-    private let inverseGroup: Float
 
     init(sampleRate: Double, highPassCutoff: Double, energyRate: Double, analysisRate: Double) {
         groupLength = max(1, Int((sampleRate / analysisRate).rounded(.down)))
@@ -58,20 +64,18 @@ struct AudioEnergyFrontEnd {
         averageLength = 2 * half + 1
         analysisBlockLength = max(1, Int((rate / energyRate).rounded()))
         delay = Double(half * groupLength)
-        var capacity = 8
-        while capacity < averageLength + 1 { capacity <<= 1 }
-        history = [Int32](repeating: 0, count: capacity)
+        batchGroups = max(1, 4096 / groupLength)
+        means = [Float](repeating: 0, count: batchGroups)
+        line = [Int32](repeating: 0, count: averageLength + batchGroups)
         group = [Float](repeating: 0, count: groupLength)
-        mask = capacity - 1
+        inverseGroup = 1 / Float(groupLength)
         inverseAverage = 1 / (Float(averageLength) * Self.scale)
         inverseBlock = 1 / Float(analysisBlockLength)
-        inverseGroup = 1 / Float(groupLength)
     }
 
     mutating func reset() {
-        for i in history.indices { history[i] = 0 }
+        for i in line.indices { line[i] = 0 }
         grouped = 0
-        position = 0
         sum = 0
         accumulator = 0
         filled = 0
@@ -94,14 +98,19 @@ struct AudioEnergyFrontEnd {
             i += 1
             if grouped == r {
                 grouped = 0
-                written += group.withUnsafeBufferPointer { g in
-                    g.baseAddress.map { filter(groups: $0, count: 1, into: energies + written) } ?? 0
-                }
+                var complete: [Float] = []
+                swap(&complete, &group)
+                complete.withUnsafeBufferPointer { if let first = $0.baseAddress { convert(first, groups: 1) } }
+                swap(&complete, &group)
+                written += filter(count: 1, into: energies + written)
             }
         }
-        let whole = (count - i) / r
-        if whole > 0 { written += filter(groups: base + i, count: whole, into: energies + written) }
-        i += whole * r
+        while count - i >= r {
+            let groups = min(batchGroups, (count - i) / r)
+            convert(base + i, groups: groups)
+            written += filter(count: groups, into: energies + written)
+            i += groups * r
+        }
         while i < count {
             group[grouped] = base[i]
             grouped += 1
@@ -110,31 +119,55 @@ struct AudioEnergyFrontEnd {
         return written
     }
 
-    /// High-passes, squares and block-averages `count` whole groups starting at `input`, writing
-    /// completed blocks to `output`; returns how many.
-    private mutating func filter(groups input: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Float>) -> Int {
-        let r = groupLength, length = averageLength, lag = averageLength / 2, ringMask = mask
-        let block = analysisBlockLength, scale = Self.scale, inverseScale = 1 / scale, magic = Self.roundingMagic
-        let inverseLength = inverseAverage, inverseB = inverseBlock, inverseG = inverseGroup
-        let state = history.withUnsafeMutableBufferPointer { ring -> (Int, Int64, Float, Int, Int) in
-            guard let ring = ring.baseAddress else { return (position, sum, accumulator, filled, 0) }
-            var p = position, s = sum, a = accumulator, n = filled, written = 0
-            var x = input
-            for _ in 0..<count {
-                var total = x[0]
-                var k = 1
-                while k < r {
-                    total += x[k]
-                    k &+= 1
+    /// Stores the means of `groups` whole groups starting at `input` in fixed point after the
+    /// history in `line`.
+    private mutating func convert(_ input: UnsafePointer<Float>, groups: Int) {
+        let r = groupLength
+        guard r > 1 else { return quantise(input, count: groups) }
+        means.withUnsafeMutableBufferPointer { means in
+            let inverse = inverseGroup
+            switch r {
+            case 2: for j in 0..<groups { means[j] = (input[2 &* j] + input[2 &* j &+ 1]) * inverse }
+            case 3: for j in 0..<groups { means[j] = (input[3 &* j] + input[3 &* j &+ 1] + input[3 &* j &+ 2]) * inverse }
+            default:
+                for j in 0..<groups {
+                    let first = input + j &* r
+                    var total = first[0]
+                    for k in 1..<r { total += first[k] }
+                    means[j] = total * inverse
                 }
-                x += r
-                let mean = total * inverseG
-                let value = mean.isFinite ? Swift.max(-255, Swift.min(255, mean)) : 0
-                let current = Int32(truncatingIfNeeded: (Double(value * scale) + magic).bitPattern)
-                s &+= Int64(current) &- Int64(ring[(p &- length) & ringMask])
-                ring[p & ringMask] = current
-                let y = Float(ring[(p &- lag) & ringMask]) * inverseScale - Float(s) * inverseLength
-                p &+= 1
+            }
+        }
+        var scratch: [Float] = []
+        swap(&scratch, &means)
+        scratch.withUnsafeBufferPointer { if let first = $0.baseAddress { quantise(first, count: groups) } }
+        swap(&scratch, &means)
+    }
+
+    /// Converts `count` values to fixed point after the history in `line`.
+    private mutating func quantise(_ values: UnsafePointer<Float>, count: Int) {
+        let scale = Self.scale, magic = Self.roundingMagic, first = averageLength
+        line.withUnsafeMutableBufferPointer { line in
+            for j in 0..<count {
+                let x = values[j]
+                let value = x != x ? 0 : (x < -255 ? -255 : (x > 255 ? 255 : x))
+                line[first &+ j] = Int32(truncatingIfNeeded: (Double(value * scale) + magic).bitPattern)
+            }
+        }
+    }
+
+    /// Runs the moving sum over the `count` samples after the history in `line`, squares the
+    /// high-passed samples, writes completed blocks to `output` and keeps the newest samples as
+    /// the next history; returns how many blocks were written.
+    private mutating func filter(count: Int, into output: UnsafeMutablePointer<Float>) -> Int {
+        let length = averageLength, lag = averageLength / 2, block = analysisBlockLength
+        let inverseScale = 1 / Self.scale, inverseLength = inverseAverage, inverseB = inverseBlock
+        var s = sum, a = accumulator, n = filled, written = 0
+        line.withUnsafeMutableBufferPointer { buffer in
+            guard let line = buffer.baseAddress else { return }
+            for index in length..<(length &+ count) {
+                s &+= Int64(line[index]) &- Int64(line[index &- length])
+                let y = Float(line[index &- lag]) * inverseScale - Float(s) * inverseLength
                 a += y * y
                 n &+= 1
                 if n == block {
@@ -144,9 +177,9 @@ struct AudioEnergyFrontEnd {
                     n = 0
                 }
             }
-            return (p, s, a, n, written)
+            for i in 0..<length { line[i] = line[i &+ count] }
         }
-        (position, sum, accumulator, filled) = (state.0, state.1, state.2, state.3)
-        return state.4
+        (sum, accumulator, filled) = (s, a, n)
+        return written
     }
 }

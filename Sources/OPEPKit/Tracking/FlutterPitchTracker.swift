@@ -131,7 +131,8 @@ public struct FlutterPitchTracker {
     public let latency: Double
 
     private var frontEnd: AudioEnergyFrontEnd
-    private var energies: [Float] = []
+    private var energies: [Float]
+    private var means: [Float]
     private static let sliceLength = 4096
     private var smoother: GaussianSmoother
     private var detrender: MovingAverageHighPass
@@ -145,6 +146,7 @@ public struct FlutterPitchTracker {
     private let acquisitionFrames: Int
     private var frameCount = 0
     private var energyCount = 0
+    private var untilFrame: Int
     private var previousPeriod: Double?
     private let periodLimits: ClosedRange<Double>
 
@@ -161,19 +163,24 @@ public struct FlutterPitchTracker {
             sampleRate: fs, highPassCutoff: configuration.highPassCutoff, energyRate: configuration.energyRate,
             analysisRate: configuration.analysisRate)
         blockLength = frontEnd.blockLength
-        energies = [Float](repeating: 0, count: frontEnd.capacity(for: Self.sliceLength))
+        let maximumBlock = frontEnd.capacity(for: Self.sliceLength)
+        energies = [Float](repeating: 0, count: maximumBlock)
+        means = energies
         let fe = fs / Double(blockLength)
         energyRate = fe
         hop = max(1, Int((configuration.frameInterval * fe).rounded()))
+        untilFrame = hop
         frameInterval = Double(hop) / fe
         acquisitionFrames = max(1, Int((configuration.acquisitionInterval / frameInterval).rounded()))
-        smoother = GaussianSmoother(sigma: configuration.smoothingFraction * fe / configuration.upperFrequency)
+        smoother = GaussianSmoother(
+            sigma: configuration.smoothingFraction * fe / configuration.upperFrequency, maximumBlock: maximumBlock)
         let shortestPeriod = fe / (configuration.upperFrequency * Self.bandMargin)
         let longestPeriod = fe * Self.bandMargin / configuration.lowerFrequency
         let shortest = Int(shortestPeriod.rounded(.down)) - 1
         let longest = Int(longestPeriod.rounded(.up)) + 1
         spanLength = max(longest + longest / 2, Int((configuration.analysisDuration * fe).rounded()))
-        detrender = MovingAverageHighPass(halfLength: Int((fe / configuration.lowerFrequency / 2).rounded()))
+        detrender = MovingAverageHighPass(
+            halfLength: Int((fe / configuration.lowerFrequency / 2).rounded()), maximumBlock: maximumBlock)
         search = PeriodSearch(
             spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth,
             minimumOverlap: Int((fe / configuration.upperFrequency).rounded(.up)) * 2)
@@ -183,7 +190,7 @@ public struct FlutterPitchTracker {
             dropCount: max(1, Int((configuration.holdDuration / frameInterval).rounded()) + 1),
             reportRunLength: configuration.reportAfter))
         var capacity = 16
-        while capacity < spanLength { capacity <<= 1 }
+        while capacity < spanLength + maximumBlock { capacity <<= 1 }
         ring = [Float](repeating: 0, count: capacity)
         levels = ring
         ringMask = capacity - 1
@@ -201,6 +208,7 @@ public struct FlutterPitchTracker {
         for i in ring.indices { ring[i] = 0 }
         for i in levels.indices { levels[i] = 0 }
         energyCount = 0
+        untilFrame = hop
         frameCount = 0
         previousPeriod = nil
     }
@@ -220,14 +228,40 @@ public struct FlutterPitchTracker {
         var start = 0
         while start < samples.count {
             let end = min(samples.count, start + Self.sliceLength)
-            let slice = UnsafeBufferPointer(rebasing: samples[start..<end])
-            let count = energies.withUnsafeMutableBufferPointer { buffer in
-                buffer.baseAddress.map { frontEnd.process(slice, into: $0) } ?? 0
+            let count = envelope(of: UnsafeBufferPointer(rebasing: samples[start..<end]))
+            var offset = 0
+            while count - offset >= untilFrame {
+                offset += untilFrame
+                untilFrame = hop
+                let newest = energyCount + offset - 1
+                if let frame = frame(newest: newest, gate: gate) { onFrame(frame) }
             }
-            for i in 0..<count {
-                if let frame = pushEnergy(energies[i], gate: gate) { onFrame(frame) }
-            }
+            untilFrame -= count - offset
+            energyCount += count
             start = end
+        }
+    }
+
+    /// Turns a slice of audio into the detrended energy envelope and its level, appended to the
+    /// rings; returns how many energy samples were added.
+    private mutating func envelope(of slice: UnsafeBufferPointer<Float>) -> Int {
+        let first = energyCount, mask = ringMask
+        return energies.withUnsafeMutableBufferPointer { energies -> Int in
+            means.withUnsafeMutableBufferPointer { means -> Int in
+                guard let energy = energies.baseAddress, let mean = means.baseAddress else { return 0 }
+                let count = frontEnd.process(slice, into: energy)
+                smoother.process(energy, count: count)
+                detrender.process(energy, means: mean, count: count)
+                ring.withUnsafeMutableBufferPointer { ring in
+                    levels.withUnsafeMutableBufferPointer { levels in
+                        for i in 0..<count {
+                            ring[(first &+ i) & mask] = energy[i]
+                            levels[(first &+ i) & mask] = mean[i]
+                        }
+                    }
+                }
+                return count
+            }
         }
     }
 
@@ -236,13 +270,7 @@ public struct FlutterPitchTracker {
         samples.withUnsafeBufferPointer { process($0, onFrame: onFrame) }
     }
 
-    private mutating func pushEnergy(_ energy: Float, gate: (Double) -> Bool) -> Frame? {
-        let detrended = detrender.process(smoother.process(energy))
-        let index = energyCount
-        ring[index & ringMask] = detrended
-        levels[index & ringMask] = detrender.mean
-        energyCount += 1
-        guard (index + 1) % hop == 0 else { return nil }
+    private mutating func frame(newest index: Int, gate: (Double) -> Bool) -> Frame? {
         let centre = Double(index - smoother.halfWidth - detrender.delay) - Double(spanLength - 1) / 2
         let time = (centre * Double(blockLength) + Double(blockLength - 1) / 2 - frontEnd.delay) / configuration.sampleRate
         guard time >= 0 else { return nil }

@@ -7,53 +7,50 @@ import Foundation
 /// period (default 0.2 × 1/40 Hz = 5 ms): narrow enough to keep a 40 Hz flutter (gain 0.45) and
 /// wide enough to remove the voice pitch of speech (gain below 0.01 above 100 Hz).
 ///
-/// The kernel is zero-padded to whole groups of eight taps and summed eight lanes at a time.
+/// Blocks are filtered in place. Each output sums its taps in the same order whatever the block
+/// boundaries, and the loop runs across outputs, so the compiler vectorises it.
 struct GaussianSmoother {
     /// Samples of delay, the kernel's half width.
     let halfWidth: Int
-    private let taps: Int
+    /// The longest block ``process(_:count:)`` accepts.
+    let maximumBlock: Int
     private let kernel: [Float]
-    private var history: [Float]
-    private var position = 0
+    /// The last `kernel.count - 1` inputs, then room for a block.
+    private var line: [Float]
 
-    /// - Parameter sigma: standard deviation in samples (at least 0.5).
-    init(sigma: Double) {
+    /// - Parameters:
+    ///   - sigma: standard deviation in samples (at least 0.5).
+    ///   - maximumBlock: the longest block that will be processed at once.
+    init(sigma: Double, maximumBlock: Int) {
         let s = max(0.5, sigma)
         halfWidth = Int((3 * s).rounded(.up))
         var weights = (-halfWidth...halfWidth).map { k in Float(exp(-Double(k * k) / (2 * s * s))) }
         let total = weights.reduce(0, +)
         for i in weights.indices { weights[i] /= total }
-        taps = weights.count
-        let padded = (taps + 7) / 8 * 8
-        kernel = weights + [Float](repeating: 0, count: padded - taps)
-        history = [Float](repeating: 0, count: taps + padded)
+        kernel = weights
+        self.maximumBlock = max(1, maximumBlock)
+        line = [Float](repeating: 0, count: weights.count - 1 + self.maximumBlock)
     }
 
     mutating func reset() {
-        for i in history.indices { history[i] = 0 }
-        position = 0
+        for i in line.indices { line[i] = 0 }
     }
 
-    /// Smooths one sample; the result describes the input `halfWidth` samples ago.
-    @inline(__always)
-    mutating func process(_ x: Float) -> Float {
-        let n = taps
-        history[position] = x
-        history[position + n] = x
-        position += 1
-        if position == n { position = 0 }
-        let start = position
-        return kernel.withUnsafeBytes { k in
-            history.withUnsafeBytes { h in
-                let stride = MemoryLayout<Float>.stride
-                var lanes = SIMD8<Float>.zero
-                var offset = 0
-                while offset < k.count {
-                    lanes += k.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-                        * h.loadUnaligned(fromByteOffset: start * stride + offset, as: SIMD8<Float>.self)
-                    offset += 8 * stride
+    /// Smooths `count` (at most ``maximumBlock``) samples in place; each result describes the
+    /// input `halfWidth` samples before it.
+    mutating func process(_ block: UnsafeMutablePointer<Float>, count: Int) {
+        let history = kernel.count - 1
+        kernel.withUnsafeBufferPointer { kernel in
+            line.withUnsafeMutableBufferPointer { line in
+                for i in 0..<count {
+                    line[history &+ i] = block[i]
+                    block[i] = 0
                 }
-                return lanes.sum()
+                for k in kernel.indices {
+                    let weight = kernel[k]
+                    for i in 0..<count { block[i] += weight * line[k &+ i] }
+                }
+                for i in 0..<history { line[i] = line[i &+ count] }
             }
         }
     }

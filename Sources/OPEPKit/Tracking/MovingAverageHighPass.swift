@@ -16,42 +16,46 @@ struct MovingAverageHighPass {
     let length: Int
     /// Delay of the filter in samples.
     let delay: Int
+    /// The longest block ``process(_:means:count:)`` accepts.
+    let maximumBlock: Int
 
-    private var history: [Float]
-    private let mask: Int
-    private var position = 0
+    /// The last `length` inputs, then room for a block.
+    private var line: [Float]
     private var sum: Double = 0
     private let inverseLength: Double
-    /// The moving average subtracted from the latest output, centred on the same sample.
-    private(set) var mean: Float = 0
 
-    /// A filter whose moving average spans `2 × halfLength + 1` samples (at least 5).
-    init(halfLength: Int) {
+    /// A filter whose moving average spans `2 × halfLength + 1` samples (at least 5), for blocks
+    /// of up to `maximumBlock` samples.
+    init(halfLength: Int, maximumBlock: Int) {
         let half = max(2, halfLength)
         length = 2 * half + 1
         delay = half
-        var capacity = 8
-        while capacity < length + 1 { capacity <<= 1 }
-        history = [Float](repeating: 0, count: capacity)
-        mask = capacity - 1
+        self.maximumBlock = max(1, maximumBlock)
+        line = [Float](repeating: 0, count: length + self.maximumBlock)
         inverseLength = 1 / Double(length)
     }
 
     mutating func reset() {
-        for i in history.indices { history[i] = 0 }
-        position = 0
+        for i in line.indices { line[i] = 0 }
         sum = 0
-        mean = 0
     }
 
-    /// Filters one sample.
-    @inline(__always)
-    mutating func process(_ x: Float) -> Float {
-        let p = position
-        sum += Double(x) - Double(history[(p &- length) & mask])
-        history[p & mask] = x
-        position = p &+ 1
-        mean = Float(sum * inverseLength)
-        return history[(p &- delay) & mask] - mean
+    /// Filters `count` (at most ``maximumBlock``) samples in place, writing to `means` the moving
+    /// average subtracted from each, centred on the same sample.
+    mutating func process(_ block: UnsafeMutablePointer<Float>, means: UnsafeMutablePointer<Float>, count: Int) {
+        let length = length, delay = delay, inverse = inverseLength
+        var total = sum
+        line.withUnsafeMutableBufferPointer { line in
+            for i in 0..<count {
+                let index = length &+ i
+                line[index] = block[i]
+                total += Double(block[i]) - Double(line[index &- length])
+                let mean = Float(total * inverse)
+                means[i] = mean
+                block[i] = line[index &- delay] - mean
+            }
+            for i in 0..<length { line[i] = line[i &+ count] }
+        }
+        sum = total
     }
 }
