@@ -40,6 +40,7 @@ struct PeriodSearch {
     private var prefix: [Double]
     private var prefixSquares: [Double]
     private var scores: [Double]
+    private var scored: [Int]
 
     init(
         spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double = 0.8,
@@ -54,40 +55,65 @@ struct PeriodSearch {
         prefix = [Double](repeating: 0, count: spanLength + 1)
         prefixSquares = [Double](repeating: 0, count: spanLength + 1)
         scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
+        scored = []
+        scored.reserveCapacity(scores.count)
     }
 
     /// Loads the span to analyse from a power-of-two ring (`first` is the oldest sample's index)
     /// with its mean removed; returns the span's variance (zero for digital silence, in which case
     /// there is no period to find).
+    ///
+    /// The prefix sums run as four interleaved chains, one per quarter of the span, each quarter
+    /// then offset by the totals before it: a quarter of the latency of one running sum.
     mutating func load(from ring: UnsafePointer<Float>, mask: Int, first: Int) -> Double {
         let count = span.count
         let variance = span.withUnsafeMutableBufferPointer { x -> Double in
             prefix.withUnsafeMutableBufferPointer { p -> Double in
                 prefixSquares.withUnsafeMutableBufferPointer { q -> Double in
-                    var total: Double = 0
-                    for i in 0..<count {
-                        let v = ring[(first &+ i) & mask]
-                        x[i] = v
-                        total += Double(v)
+                    let start = first & mask
+                    let run = min(count, mask + 1 - start)
+                    for i in 0..<run { x[i] = ring[start &+ i] }
+                    for i in run..<count { x[i] = ring[i &- run] }
+                    let mean = Double(Self.sum(UnsafeBufferPointer(x))) / Double(count)
+                    for i in 0..<count { x[i] = Float(Double(x[i]) - mean) }
+                    let quarter = count / 4
+                    var sums = SIMD4<Double>.zero
+                    var squares = SIMD4<Double>.zero
+                    p[0] = 0
+                    q[0] = 0
+                    for j in 0..<quarter {
+                        let v = SIMD4<Double>(
+                            Double(x[j]), Double(x[quarter &+ j]), Double(x[2 &* quarter &+ j]), Double(x[3 &* quarter &+ j]))
+                        sums += v
+                        squares += v * v
+                        for lane in 0..<4 {
+                            p[lane &* quarter &+ j &+ 1] = sums[lane]
+                            q[lane &* quarter &+ j &+ 1] = squares[lane]
+                        }
                     }
-                    let mean = total / Double(count)
-                    var running: Double = 0
-                    var runningSquares: Double = 0
-                    for i in 0..<count {
-                        let v = Float(Double(x[i]) - mean)
-                        x[i] = v
-                        running += Double(v)
-                        runningSquares += Double(v) * Double(v)
-                        p[i + 1] = running
-                        q[i + 1] = runningSquares
+                    var carry = 0.0, carrySquares = 0.0
+                    for lane in 1..<4 {
+                        carry += sums[lane - 1]
+                        carrySquares += squares[lane - 1]
+                        for i in (lane &* quarter &+ 1)...(lane &* quarter &+ quarter) {
+                            p[i] += carry
+                            q[i] += carrySquares
+                        }
+                    }
+                    var running = p[4 &* quarter], runningSquares = q[4 &* quarter]
+                    for i in (4 &* quarter)..<count {
+                        let v = Double(x[i])
+                        running += v
+                        runningSquares += v * v
+                        p[i &+ 1] = running
+                        q[i &+ 1] = runningSquares
                     }
                     return runningSquares / Double(count)
                 }
             }
         }
-        scores.withUnsafeMutableBufferPointer { s in
-            for i in s.indices { s[i] = -2 }
-        }
+        for lag in scored { scores[lag] = -2 }
+        scored.removeAll(keepingCapacity: true)
         return variance > 1e-30 ? variance : 0
     }
 
@@ -178,26 +204,48 @@ struct PeriodSearch {
             value = denominator > 0 ? covariance / denominator : -1
         }
         scores[lag] = value
+        scored.append(lag)
         return value
     }
 
-    /// `Σ x[i] · x[i + lag]` for `i < count`, eight lanes at a time.
+    /// `Σ x[i] · x[i + lag]` for `i < count`, sixteen lanes at a time.
     @inline(__always)
     private static func dot(_ x: UnsafeBufferPointer<Float>, lag: Int, count: Int) -> Float {
         guard let base = x.baseAddress else { return 0 }
         let raw = UnsafeRawPointer(base)
         let stride = MemoryLayout<Float>.stride
-        var lanes = SIMD8<Float>.zero
+        var low = SIMD8<Float>.zero, high = SIMD8<Float>.zero
         var i = 0
-        while i + 8 <= count {
-            let a = raw.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
-            let b = raw.loadUnaligned(fromByteOffset: (i + lag) * stride, as: SIMD8<Float>.self)
-            lanes += a * b
-            i += 8
+        while i + 16 <= count {
+            low += raw.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
+                * raw.loadUnaligned(fromByteOffset: (i + lag) * stride, as: SIMD8<Float>.self)
+            high += raw.loadUnaligned(fromByteOffset: (i + 8) * stride, as: SIMD8<Float>.self)
+                * raw.loadUnaligned(fromByteOffset: (i + lag + 8) * stride, as: SIMD8<Float>.self)
+            i += 16
         }
-        var total = lanes.sum()
+        var total = (low + high).sum()
         while i < count {
             total += base[i] * base[i + lag]
+            i += 1
+        }
+        return total
+    }
+
+    /// `Σ x[i]`, sixteen lanes at a time.
+    private static func sum(_ x: UnsafeBufferPointer<Float>) -> Float {
+        guard let base = x.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
+        let stride = MemoryLayout<Float>.stride
+        var low = SIMD8<Float>.zero, high = SIMD8<Float>.zero
+        var i = 0
+        while i + 16 <= x.count {
+            low += raw.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
+            high += raw.loadUnaligned(fromByteOffset: (i + 8) * stride, as: SIMD8<Float>.self)
+            i += 16
+        }
+        var total = (low + high).sum()
+        while i < x.count {
+            total += base[i]
             i += 1
         }
         return total
