@@ -45,6 +45,8 @@ struct AudioEnergyFrontEnd {
     private let batchGroups: Int
     /// A batch's group means.
     private var means: [Float]
+    /// A batch's moving sums, then their high-passed squares.
+    private var movingSums: [Float]
     /// The last `averageLength` fixed-point samples, then room for a batch of them.
     private var line: [Int32]
     /// The samples of a group not yet complete at the end of a chunk.
@@ -66,6 +68,7 @@ struct AudioEnergyFrontEnd {
         delay = Double(half * groupLength)
         batchGroups = max(1, 4096 / groupLength)
         means = [Float](repeating: 0, count: batchGroups)
+        movingSums = means
         line = [Int32](repeating: 0, count: averageLength + batchGroups)
         group = [Float](repeating: 0, count: groupLength)
         inverseGroup = 1 / Float(groupLength)
@@ -159,22 +162,38 @@ struct AudioEnergyFrontEnd {
     /// Runs the moving sum over the `count` samples after the history in `line`, squares the
     /// high-passed samples, writes completed blocks to `output` and keeps the newest samples as
     /// the next history; returns how many blocks were written.
+    ///
+    /// Three passes: the running integer sum (serial, but one integer add per sample), the
+    /// high-passed squares (vectorised), and the block sums, each block a short chain of its own
+    /// so that consecutive blocks overlap in the processor.
     private mutating func filter(count: Int, into output: UnsafeMutablePointer<Float>) -> Int {
         let length = averageLength, lag = averageLength / 2, block = analysisBlockLength
         let inverseScale = 1 / Self.scale, inverseLength = inverseAverage, inverseB = inverseBlock
         var s = sum, a = accumulator, n = filled, written = 0
         line.withUnsafeMutableBufferPointer { buffer in
             guard let line = buffer.baseAddress else { return }
-            for index in length..<(length &+ count) {
-                s &+= Int64(line[index]) &- Int64(line[index &- length])
-                let y = Float(line[index &- lag]) * inverseScale - Float(s) * inverseLength
-                a += y * y
-                n &+= 1
-                if n == block {
-                    output[written] = a * inverseB
-                    written &+= 1
-                    a = 0
-                    n = 0
+            movingSums.withUnsafeMutableBufferPointer { sums in
+                for i in 0..<count {
+                    s &+= Int64(line[length &+ i]) &- Int64(line[i])
+                    sums[i] = Float(s)
+                }
+                let centre = line + (length &- lag)
+                for i in 0..<count {
+                    let y = Float(centre[i]) * inverseScale - sums[i] * inverseLength
+                    sums[i] = y * y
+                }
+                var i = 0
+                while i < count {
+                    let end = min(count, i &+ (block &- n))
+                    for k in i..<end { a += sums[k] }
+                    n &+= end &- i
+                    i = end
+                    if n == block {
+                        output[written] = a * inverseB
+                        written &+= 1
+                        a = 0
+                        n = 0
+                    }
                 }
             }
             for i in 0..<length { line[i] = line[i &+ count] }

@@ -36,6 +36,9 @@ struct PeriodSearch {
     /// Fewest samples compared at twice the period for that check to be made.
     let minimumOverlap: Int
 
+    /// Samples in the span.
+    let spanLength: Int
+    /// The span, then `lanes` zeros, so a dot product can run in whole groups of lanes.
     private var span: [Float]
     private var prefix: [Double]
     private var prefixSquares: [Double]
@@ -51,7 +54,8 @@ struct PeriodSearch {
         self.octaveShare = octaveShare
         self.secondPeakMinimum = secondPeakMinimum
         self.minimumOverlap = minimumOverlap
-        span = [Float](repeating: 0, count: spanLength)
+        self.spanLength = spanLength
+        span = [Float](repeating: 0, count: spanLength + Self.lanes)
         prefix = [Double](repeating: 0, count: spanLength + 1)
         prefixSquares = [Double](repeating: 0, count: spanLength + 1)
         scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
@@ -66,7 +70,7 @@ struct PeriodSearch {
     /// The prefix sums run as four interleaved chains, one per quarter of the span, each quarter
     /// then offset by the totals before it: a quarter of the latency of one running sum.
     mutating func load(from ring: UnsafePointer<Float>, mask: Int, first: Int) -> Double {
-        let count = span.count
+        let count = spanLength
         let variance = span.withUnsafeMutableBufferPointer { x -> Double in
             prefix.withUnsafeMutableBufferPointer { p -> Double in
                 prefixSquares.withUnsafeMutableBufferPointer { q -> Double in
@@ -74,7 +78,7 @@ struct PeriodSearch {
                     let run = min(count, mask + 1 - start)
                     for i in 0..<run { x[i] = ring[start &+ i] }
                     for i in run..<count { x[i] = ring[i &- run] }
-                    let mean = Double(Self.sum(UnsafeBufferPointer(x))) / Double(count)
+                    let mean = Double(Self.sum(UnsafeBufferPointer(rebasing: x[0..<count]))) / Double(count)
                     for i in 0..<count { x[i] = Float(Double(x[i]) - mean) }
                     let quarter = count / 4
                     var sums = SIMD4<Double>.zero
@@ -122,9 +126,10 @@ struct PeriodSearch {
     mutating func search(near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
         guard let found = bandSearch(near: previous, checkFractions: checkFractions) else { return nil }
         let double = Int((2 * found.period).rounded())
-        guard double + 1 <= span.count - minimumOverlap else { return found }
-        let second = max(score(double - 1), score(double), score(double + 1))
-        return second >= secondPeakMinimum ? found : nil
+        guard double + 1 <= spanLength - minimumOverlap else { return found }
+        let reachesSecondPeak = score(double) >= secondPeakMinimum || score(double - 1) >= secondPeakMinimum
+            || score(double + 1) >= secondPeakMinimum
+        return reachesSecondPeak ? found : nil
     }
 
     private mutating func bandSearch(near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
@@ -188,47 +193,46 @@ struct PeriodSearch {
     /// Pearson correlation of the span with itself shifted by `lag`, memoised per span.
     private mutating func score(_ lag: Int) -> Double {
         if scores[lag] > -2 { return scores[lag] }
-        let n = span.count - lag
-        let value: Double
-        if n < 4 {
-            value = -1
-        } else {
+        let total = spanLength, n = spanLength - lag
+        var value = -1.0
+        if n >= 4 {
             let product = span.withUnsafeBufferPointer { Double(Self.dot($0, lag: lag, count: n)) }
+            let (sumA, sumB, squaresA, squaresB) = prefix.withUnsafeBufferPointer { p in
+                prefixSquares.withUnsafeBufferPointer { q in (p[n], p[total] - p[lag], q[n], q[total] - q[lag]) }
+            }
             let count = Double(n)
-            let sumA = prefix[n], sumB = prefix[span.count] - prefix[lag]
-            let squaresA = prefixSquares[n], squaresB = prefixSquares[span.count] - prefixSquares[lag]
             let covariance = product - sumA * sumB / count
             let varianceA = squaresA - sumA * sumA / count
             let varianceB = squaresB - sumB * sumB / count
             let denominator = (varianceA * varianceB).squareRoot()
-            value = denominator > 0 ? covariance / denominator : -1
+            if denominator > 0 { value = covariance / denominator }
         }
         scores[lag] = value
         scored.append(lag)
         return value
     }
 
-    /// `Σ x[i] · x[i + lag]` for `i < count`, sixteen lanes at a time.
+    /// Lanes of the dot product; the span is followed by this many zeros.
+    private static let lanes = 16
+
+    /// `Σ x[i] · x[i + lag]` for `i < count`, sixteen lanes at a time. The last group runs into
+    /// the zeros after the span (`count + lag` is the span's length), which add nothing.
     @inline(__always)
     private static func dot(_ x: UnsafeBufferPointer<Float>, lag: Int, count: Int) -> Float {
         guard let base = x.baseAddress else { return 0 }
-        let raw = UnsafeRawPointer(base)
+        let raw = UnsafeRawPointer(base), shifted = UnsafeRawPointer(base + lag)
         let stride = MemoryLayout<Float>.stride
         var low = SIMD8<Float>.zero, high = SIMD8<Float>.zero
-        var i = 0
-        while i + 16 <= count {
-            low += raw.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
-                * raw.loadUnaligned(fromByteOffset: (i + lag) * stride, as: SIMD8<Float>.self)
-            high += raw.loadUnaligned(fromByteOffset: (i + 8) * stride, as: SIMD8<Float>.self)
-                * raw.loadUnaligned(fromByteOffset: (i + lag + 8) * stride, as: SIMD8<Float>.self)
-            i += 16
+        var offset = 0
+        let end = count &* stride
+        while offset < end {
+            low += raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                * shifted.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+            high += raw.loadUnaligned(fromByteOffset: offset &+ 8 &* stride, as: SIMD8<Float>.self)
+                * shifted.loadUnaligned(fromByteOffset: offset &+ 8 &* stride, as: SIMD8<Float>.self)
+            offset &+= lanes &* stride
         }
-        var total = (low + high).sum()
-        while i < count {
-            total += base[i] * base[i + lag]
-            i += 1
-        }
-        return total
+        return (low + high).sum()
     }
 
     /// `Σ x[i]`, sixteen lanes at a time.
@@ -238,15 +242,15 @@ struct PeriodSearch {
         let stride = MemoryLayout<Float>.stride
         var low = SIMD8<Float>.zero, high = SIMD8<Float>.zero
         var i = 0
-        while i + 16 <= x.count {
-            low += raw.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
-            high += raw.loadUnaligned(fromByteOffset: (i + 8) * stride, as: SIMD8<Float>.self)
-            i += 16
+        while i &+ lanes <= x.count {
+            low += raw.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
+            high += raw.loadUnaligned(fromByteOffset: (i &+ 8) &* stride, as: SIMD8<Float>.self)
+            i &+= lanes
         }
         var total = (low + high).sum()
         while i < x.count {
             total += base[i]
-            i += 1
+            i &+= 1
         }
         return total
     }
