@@ -49,12 +49,14 @@ final class FlutterPitchTrackerTests: XCTestCase {
 
 extension FlutterPitchTrackerTests {
     func testSameFramesWhateverTheChunkSplit() throws {
-        let signal = TestSignals.flutter(sampleRate: 22050, duration: 1.5, pitch: { 14 + 10 * $0 }, noiseDB: -10)
-        let whole = try frames(signal, sampleRate: 22050)
-        XCTAssertGreaterThan(whole.count, 100)
-        XCTAssertGreaterThan(whole.compactMap(\.pitch).count, 50)
-        for chunk in [1, 7, 441, 4096, 100_000] {
-            XCTAssertEqual(try frames(signal, sampleRate: 22050, chunk: chunk), whole, "chunk \(chunk)")
+        for sampleRate in [22050.0, 44100, 96000] {
+            let signal = TestSignals.flutter(sampleRate: sampleRate, duration: 1.5, pitch: { 14 + 10 * $0 }, noiseDB: -10)
+            let whole = try frames(signal, sampleRate: sampleRate)
+            XCTAssertGreaterThan(whole.count, 100)
+            XCTAssertGreaterThan(whole.compactMap(\.pitch).count, 50)
+            for chunk in [1, 7, 441, 4096, 100_000] {
+                XCTAssertEqual(try frames(signal, sampleRate: sampleRate, chunk: chunk), whole, "\(sampleRate) Hz, chunks of \(chunk)")
+            }
         }
     }
 

@@ -1,5 +1,4 @@
-/// From audio to the study's "audio energy" near 1 kHz (seed 000 section 3 steps 2-5), in one
-/// pass over the samples.
+/// From audio to the study's "audio energy" near 1 kHz (seed 000 section 3 steps 2-5).
 ///
 /// 1. Average groups of `R = floor(fs / fmin)` samples (at least 1; `fmin` = 14 kHz by default), so
 ///    everything after runs at 14-28 kHz whatever the input rate: 14.7 kHz for 44.1 kHz (R = 3),
@@ -18,12 +17,13 @@
 /// consistent reading, used here, is that the reduction by 45 at 44.1 kHz happens once, ending in
 /// the block average of squares, with the high-pass and squaring done before it at an audio rate.
 ///
-/// Each group's mean becomes a 24-bit fixed-point integer (clamped to ±255; NaN and infinities
-/// count as silence) and the moving sum runs on integers: integer sums are exact in any order, so
+/// Each group's mean becomes a 24-bit fixed-point integer (clamped to ±255; a group with a NaN or
+/// an infinity counts as silence) and the moving sum runs on integers: integer sums are exact in any order, so
 /// the filter never drifts over hours of audio and gives the same bits whatever the chunking.
 /// A group straddling two chunks is summed in the same order as any other. The work runs in
-/// batches of up to 4096 input samples, each pass a simple loop the compiler vectorises: group
-/// means, then fixed point, then the moving sum and the block average over a straight line.
+/// batches of up to 4096 input samples as simple loops over straight lines of samples, most of
+/// which the compiler vectorises: group means, fixed point, the running sum, the high-passed
+/// squares, the block sums.
 struct AudioEnergyFrontEnd {
     /// Input samples averaged into one analysis sample.
     let groupLength: Int
@@ -153,7 +153,7 @@ struct AudioEnergyFrontEnd {
         line.withUnsafeMutableBufferPointer { line in
             for j in 0..<count {
                 let x = values[j]
-                let value = x != x ? 0 : (x < -255 ? -255 : (x > 255 ? 255 : x))
+                let value = x.isFinite ? (x < -255 ? -255 : (x > 255 ? 255 : x)) : 0
                 line[first &+ j] = Int32(truncatingIfNeeded: (Double(value * scale) + magic).bitPattern)
             }
         }

@@ -1,0 +1,110 @@
+import Foundation
+import XCTest
+@testable import OPEPKit
+
+/// The stages that turn audio into the detrended energy envelope, each against a plain reference
+/// written straight from its definition in `Double`, and each fed in odd splits.
+final class EnvelopeStageTests: XCTestCase {
+    /// Group means, centred moving-average high-pass, squares and block means, in `Double`, with
+    /// silence before the first sample.
+    private func referenceEnergies(_ x: [Float], front: AudioEnergyFrontEnd) -> [Double] {
+        let r = front.groupLength, length = front.averageLength, delay = length / 2
+        let groups = (0..<(x.count / r)).map { j in (0..<r).reduce(0.0) { $0 + Double(x[j * r + $1]) } / Double(r) }
+        let value = { (n: Int) in n >= 0 ? groups[n] : 0 }
+        let squares = groups.indices.map { n -> Double in
+            let mean = ((n - length + 1)...n).reduce(0.0) { $0 + value($1) } / Double(length)
+            let y = value(n - delay) - mean
+            return y * y
+        }
+        let block = front.analysisBlockLength
+        return (0..<(squares.count / block)).map { k in squares[(k * block)..<(k * block + block)].reduce(0, +) / Double(block) }
+    }
+
+    private func energies(_ x: [Float], sampleRate: Double, chunk: Int) -> [Float] {
+        var front = AudioEnergyFrontEnd(sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000)
+        var out: [Float] = []
+        var buffer = [Float](repeating: 0, count: front.capacity(for: chunk))
+        var start = 0
+        while start < x.count {
+            let end = min(x.count, start + chunk)
+            let written = x[start..<end].withUnsafeBufferPointer { slice in
+                buffer.withUnsafeMutableBufferPointer { front.process(slice, into: $0.baseAddress!) }
+            }
+            out += buffer[0..<written]
+            start = end
+        }
+        return out
+    }
+
+    func testFrontEndMatchesReferenceAtEveryGroupLength() {
+        for sampleRate in [16000.0, 32000, 44100, 96000] {
+            let x = TestSignals.flutter(sampleRate: sampleRate, duration: 0.5, pitch: { _ in 23 }, noiseDB: -20)
+                .enumerated().map { $1 + Float(0.05 * sin(Double($0) * 0.001)) }
+            let front = AudioEnergyFrontEnd(sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000)
+            let reference = referenceEnergies(x, front: front)
+            let found = energies(x, sampleRate: sampleRate, chunk: x.count)
+            XCTAssertEqual(found.count, reference.count, "\(sampleRate) Hz")
+            let scale = reference.max() ?? 1
+            let worst = zip(found, reference).map { abs(Double($0) - $1) }.max() ?? .infinity
+            XCTAssertLessThan(worst, 1e-5 * scale, "\(sampleRate) Hz, group of \(front.groupLength)")
+        }
+    }
+
+    func testFrontEndGivesTheSameBitsWhateverTheSplit() {
+        for sampleRate in [22050.0, 44100, 96000] {
+            let x = TestSignals.flutter(sampleRate: sampleRate, duration: 0.4, pitch: { _ in 31 }, noiseDB: -10)
+            let whole = energies(x, sampleRate: sampleRate, chunk: x.count)
+            for chunk in [1, 2, 5, 7, 4095, 4097] {
+                XCTAssertEqual(energies(x, sampleRate: sampleRate, chunk: chunk), whole, "\(sampleRate) Hz, chunks of \(chunk)")
+            }
+        }
+    }
+
+    func testFrontEndTreatsGroupsWithNonFiniteSamplesAsSilence() {
+        for sampleRate in [22050.0, 44100] {
+            let r = AudioEnergyFrontEnd(sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000).groupLength
+            var x = TestSignals.noise(sampleRate: sampleRate, duration: 0.2, rms: 0.1)
+            var silenced = x
+            for i in stride(from: 100, to: x.count, by: 997) {
+                x[i] = [Float.nan, .infinity, -.infinity][i % 3]
+                for k in (i / r * r)..<(i / r * r + r) { silenced[k] = 0 }
+            }
+            XCTAssertEqual(energies(x, sampleRate: sampleRate, chunk: 333), energies(silenced, sampleRate: sampleRate, chunk: 333), "\(sampleRate) Hz")
+        }
+    }
+
+    func testSmootherAndDetrenderMatchTheirDefinitionsInAnyBlocks() {
+        var rng = SeededGenerator(seed: 5)
+        let x = (0..<3000).map { _ in Float(rng.gaussian()) + 2 }
+        let sigma = 4.9, half = 49
+        let width = Int((3 * sigma).rounded(.up))
+        let weights = (-width...width).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+        let total = weights.reduce(0, +)
+        let value = { (n: Int) in n >= 0 ? Double(x[n]) : 0 }
+        let smoothed = x.indices.map { n in weights.indices.reduce(0.0) { $0 + weights[$1] / total * value(n - 2 * width + $1) } }
+        let smoothedValue = { (n: Int) in n >= 0 ? smoothed[n] : 0 }
+        let detrended = x.indices.map { n in
+            smoothedValue(n - half) - ((n - 2 * half)...n).reduce(0.0) { $0 + smoothedValue($1) } / Double(2 * half + 1)
+        }
+        for block in [1, 3, 64, 500] {
+            var smoother = GaussianSmoother(sigma: sigma, maximumBlock: block)
+            var detrender = MovingAverageHighPass(halfLength: half, maximumBlock: block)
+            XCTAssertEqual(smoother.halfWidth, width)
+            var out: [Float] = []
+            var buffer = [Float](repeating: 0, count: block), means = buffer
+            for start in stride(from: 0, to: x.count, by: block) {
+                let count = min(block, x.count - start)
+                for i in 0..<count { buffer[i] = x[start + i] }
+                buffer.withUnsafeMutableBufferPointer { b in
+                    means.withUnsafeMutableBufferPointer { m in
+                        smoother.process(b.baseAddress!, count: count)
+                        detrender.process(b.baseAddress!, means: m.baseAddress!, count: count)
+                    }
+                }
+                out += buffer[0..<count]
+            }
+            let worst = zip(out, detrended).map { abs(Double($0) - $1) }.max() ?? .infinity
+            XCTAssertLessThan(worst, 1e-5, "blocks of \(block)")
+        }
+    }
+}
