@@ -138,8 +138,17 @@ public struct FlutterPitchTracker {
     private var detrender: MovingAverageHighPass
     private var search: PeriodSearch
     private var periods: PeriodSmoother
+    /// The detrended envelope, each sample written twice (at its slot and one ring further) so
+    /// that any span is contiguous.
     private var ring: [Float]
     private var levels: [Float]
+    /// Running sums of the envelope and of its squares per slot, from which the autocorrelation
+    /// reads any segment's sums as a difference. They are taken back to zero each time the ring
+    /// wraps, so they never hold more than two rings' worth.
+    private var sums: [Double]
+    private var squares: [Double]
+    private var runningSum = 0.0
+    private var runningSquares = 0.0
     private let ringMask: Int
     private let spanLength: Int
     private let hop: Int
@@ -190,9 +199,11 @@ public struct FlutterPitchTracker {
             dropCount: max(1, Int((configuration.holdDuration / frameInterval).rounded()) + 1),
             reportRunLength: configuration.reportAfter))
         var capacity = 16
-        while capacity < spanLength + maximumBlock { capacity <<= 1 }
-        ring = [Float](repeating: 0, count: capacity)
-        levels = ring
+        while capacity < spanLength + PeriodSearch.lanes + 1 { capacity <<= 1 }
+        ring = [Float](repeating: 0, count: 2 * capacity)
+        levels = [Float](repeating: 0, count: capacity)
+        sums = [Double](repeating: 0, count: capacity)
+        squares = sums
         ringMask = capacity - 1
         periodLimits = shortestPeriod...longestPeriod
         let centreDelay = Double(smoother.halfWidth + detrender.delay) + Double(spanLength - 1) / 2
@@ -207,6 +218,10 @@ public struct FlutterPitchTracker {
         periods.reset()
         for i in ring.indices { ring[i] = 0 }
         for i in levels.indices { levels[i] = 0 }
+        for i in sums.indices { sums[i] = 0 }
+        for i in squares.indices { squares[i] = 0 }
+        runningSum = 0
+        runningSquares = 0
         energyCount = 0
         untilFrame = hop
         frameCount = 0
@@ -231,38 +246,77 @@ public struct FlutterPitchTracker {
             let count = envelope(of: UnsafeBufferPointer(rebasing: samples[start..<end]))
             var offset = 0
             while count - offset >= untilFrame {
+                appendToRings(from: offset, count: untilFrame)
                 offset += untilFrame
                 untilFrame = hop
-                let newest = energyCount + offset - 1
-                if let frame = frame(newest: newest, gate: gate) { onFrame(frame) }
+                if let frame = frame(newest: energyCount - 1, gate: gate) { onFrame(frame) }
             }
+            appendToRings(from: offset, count: count - offset)
             untilFrame -= count - offset
-            energyCount += count
             start = end
         }
     }
 
-    /// Turns a slice of audio into the detrended energy envelope and its level, appended to the
-    /// rings; returns how many energy samples were added.
+    /// Turns a slice of audio into the detrended energy envelope and its level; returns how many
+    /// energy samples it made.
     private mutating func envelope(of slice: UnsafeBufferPointer<Float>) -> Int {
-        let first = energyCount, mask = ringMask
-        return energies.withUnsafeMutableBufferPointer { energies -> Int in
-            means.withUnsafeMutableBufferPointer { means -> Int in
+        var energyBuffer: [Float] = [], meanBuffer: [Float] = []
+        swap(&energyBuffer, &energies)
+        swap(&meanBuffer, &means)
+        defer {
+            swap(&energyBuffer, &energies)
+            swap(&meanBuffer, &means)
+        }
+        return energyBuffer.withUnsafeMutableBufferPointer { energies -> Int in
+            meanBuffer.withUnsafeMutableBufferPointer { means -> Int in
                 guard let energy = energies.baseAddress, let mean = means.baseAddress else { return 0 }
                 let count = frontEnd.process(slice, into: energy)
                 smoother.process(energy, count: count)
                 detrender.process(energy, means: mean, count: count)
-                ring.withUnsafeMutableBufferPointer { ring in
-                    levels.withUnsafeMutableBufferPointer { levels in
-                        for i in 0..<count {
-                            ring[(first &+ i) & mask] = energy[i]
-                            levels[(first &+ i) & mask] = mean[i]
-                        }
-                    }
-                }
                 return count
             }
         }
+    }
+
+    /// Appends `count` envelope samples from `offset` in the slice and their levels to the rings,
+    /// with the running sums. A frame is analysed when the rings end at its newest sample, so
+    /// what it reads does not depend on how the audio was split.
+    private mutating func appendToRings(from offset: Int, count: Int) {
+        let first = energyCount, mask = ringMask, capacity = ringMask + 1
+        energyCount += count
+        var total = runningSum, totalSquares = runningSquares
+        energies.withUnsafeBufferPointer { energy in
+            means.withUnsafeBufferPointer { means in
+                ring.withUnsafeMutableBufferPointer { ring in
+                    levels.withUnsafeMutableBufferPointer { levels in
+                        sums.withUnsafeMutableBufferPointer { sums in
+                            squares.withUnsafeMutableBufferPointer { squares in
+                                for i in 0..<count {
+                                    let slot = (first &+ i) & mask
+                                    let value = energy[offset &+ i]
+                                    ring[slot] = value
+                                    ring[slot &+ capacity] = value
+                                    levels[slot] = means[offset &+ i]
+                                    total += Double(value)
+                                    totalSquares += Double(value) * Double(value)
+                                    sums[slot] = total
+                                    squares[slot] = totalSquares
+                                    guard slot == mask else { continue }
+                                    for j in 0..<capacity {
+                                        sums[j] -= total
+                                        squares[j] -= totalSquares
+                                    }
+                                    total = 0
+                                    totalSquares = 0
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        runningSum = total
+        runningSquares = totalSquares
     }
 
     /// Processes a chunk of mono samples, calling `onFrame` for every frame it completes.
@@ -285,17 +339,28 @@ public struct FlutterPitchTracker {
             _ = periods.update(accepted: nil)
             return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0)
         }
-        let first = newest - spanLength + 1
-        let variance = ring.withUnsafeBufferPointer { source in
-            source.baseAddress.map { search.load(from: $0, mask: ringMask, first: first) } ?? 0
+        let before = newest - spanLength
+        let checkFractions = index % acquisitionFrames == 0
+        var variance = 0.0
+        var candidate: PeriodCandidate?
+        ring.withUnsafeBufferPointer { ring in
+            sums.withUnsafeBufferPointer { sums in
+                squares.withUnsafeBufferPointer { squares in
+                    guard let samples = ring.baseAddress, let sums = sums.baseAddress, let squares = squares.baseAddress else { return }
+                    let span = PeriodSearch.Span(
+                        samples: samples + ((before &+ 1) & ringMask), sums: sums, squares: squares,
+                        mask: ringMask, before: before & ringMask)
+                    variance = search.variance(of: span)
+                    let modulation = level > 0 ? variance.squareRoot() / level : 0
+                    if variance > 0, modulation >= configuration.minimumModulation,
+                        let found = search.search(span, near: previousPeriod, checkFractions: checkFractions),
+                        found.correlation > configuration.acceptance, periodLimits.contains(found.period) {
+                        candidate = found
+                    }
+                }
+            }
         }
         let modulation = level > 0 ? variance.squareRoot() / level : 0
-        var candidate: PeriodCandidate?
-        if variance > 0, modulation >= configuration.minimumModulation,
-            let found = search.search(near: previousPeriod, checkFractions: index % acquisitionFrames == 0),
-            found.correlation > configuration.acceptance, periodLimits.contains(found.period) {
-            candidate = found
-        }
         if let found = candidate, let previous = previousPeriod, found.period < previous * (1 - configuration.searchWidth) {
             periods.restart(at: found.period)
         }

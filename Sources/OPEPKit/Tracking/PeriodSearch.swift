@@ -13,7 +13,9 @@ struct PeriodCandidate: Equatable {
 /// For a lag `τ` the span `x[0..<S]` is compared with itself shifted: `x[0..<S-τ]` against
 /// `x[τ..<S]`, and their Pearson correlation is the normalised autocorrelation. Every lag's
 /// comparison is centred on the middle of the span, so the estimate describes the span's centre
-/// whatever the period. Segment sums come from prefix sums, so each lag costs one dot product.
+/// whatever the period. Segment sums come from the running sums the tracker keeps with its ring
+/// (differences of two totals), so each lag costs one dot product and loading a span costs
+/// nothing.
 ///
 /// Without a previous period every lag of the band is searched and the *shortest* lag whose peak
 /// reaches 80 % of the best is chosen, which rules out reporting half the flutter rate (the peaks
@@ -25,6 +27,24 @@ struct PeriodCandidate: Equatable {
 /// does. So when twice the period still fits in the span with `minimumOverlap` samples to spare,
 /// the correlation near it must reach `secondPeakMinimum` for the candidate to stand.
 struct PeriodSearch {
+    /// Where a span lies in the tracker's rings; valid only while the rings are borrowed.
+    struct Span {
+        /// The span's samples, contiguous and readable for ``PeriodSearch/lanes`` samples past
+        /// its end.
+        var samples: UnsafePointer<Float>
+        /// Per ring slot, the total of the samples up to and including it, from any origin.
+        var sums: UnsafePointer<Double>
+        /// Per ring slot, the total of the squared samples, from the same origin.
+        var squares: UnsafePointer<Double>
+        /// Ring size minus one (a power of two minus one).
+        var mask: Int
+        /// Ring index of the sample just before the span.
+        var before: Int
+    }
+
+    /// Lanes of the dot product; a span must be readable this far past its end.
+    static let lanes = 16
+
     /// Shortest and longest lag searched, in energy samples.
     let lagRange: ClosedRange<Int>
     /// Fraction of the previous period searched either side of it.
@@ -35,15 +55,13 @@ struct PeriodSearch {
     let secondPeakMinimum: Double
     /// Fewest samples compared at twice the period for that check to be made.
     let minimumOverlap: Int
-
     /// Samples in the span.
     let spanLength: Int
-    /// The span, then `lanes` zeros, so a dot product can run in whole groups of lanes.
-    private var span: [Float]
-    private var prefix: [Double]
-    private var prefixSquares: [Double]
+
     private var scores: [Double]
     private var scored: [Int]
+    /// Sixteen ones then sixteen zeros: the lanes of a last, partial group that count.
+    private let tailMask: [Float]
 
     init(
         spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double = 0.8,
@@ -55,89 +73,40 @@ struct PeriodSearch {
         self.secondPeakMinimum = secondPeakMinimum
         self.minimumOverlap = minimumOverlap
         self.spanLength = spanLength
-        span = [Float](repeating: 0, count: spanLength + Self.lanes)
-        prefix = [Double](repeating: 0, count: spanLength + 1)
-        prefixSquares = [Double](repeating: 0, count: spanLength + 1)
         scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
         scored = []
         scored.reserveCapacity(scores.count)
+        tailMask = [Float](repeating: 1, count: Self.lanes) + [Float](repeating: 0, count: Self.lanes)
     }
 
-    /// Loads the span to analyse from a power-of-two ring (`first` is the oldest sample's index)
-    /// with its mean removed; returns the span's variance (zero for digital silence, in which case
-    /// there is no period to find).
-    ///
-    /// The prefix sums run as four interleaved chains, one per quarter of the span, each quarter
-    /// then offset by the totals before it: a quarter of the latency of one running sum.
-    mutating func load(from ring: UnsafePointer<Float>, mask: Int, first: Int) -> Double {
-        let count = spanLength
-        let variance = span.withUnsafeMutableBufferPointer { x -> Double in
-            prefix.withUnsafeMutableBufferPointer { p -> Double in
-                prefixSquares.withUnsafeMutableBufferPointer { q -> Double in
-                    let start = first & mask
-                    let run = min(count, mask + 1 - start)
-                    for i in 0..<run { x[i] = ring[start &+ i] }
-                    for i in run..<count { x[i] = ring[i &- run] }
-                    let mean = Double(Self.sum(UnsafeBufferPointer(rebasing: x[0..<count]))) / Double(count)
-                    for i in 0..<count { x[i] = Float(Double(x[i]) - mean) }
-                    let quarter = count / 4
-                    var sums = SIMD4<Double>.zero
-                    var squares = SIMD4<Double>.zero
-                    p[0] = 0
-                    q[0] = 0
-                    for j in 0..<quarter {
-                        let v = SIMD4<Double>(
-                            Double(x[j]), Double(x[quarter &+ j]), Double(x[2 &* quarter &+ j]), Double(x[3 &* quarter &+ j]))
-                        sums += v
-                        squares += v * v
-                        for lane in 0..<4 {
-                            p[lane &* quarter &+ j &+ 1] = sums[lane]
-                            q[lane &* quarter &+ j &+ 1] = squares[lane]
-                        }
-                    }
-                    var carry = 0.0, carrySquares = 0.0
-                    for lane in 1..<4 {
-                        carry += sums[lane - 1]
-                        carrySquares += squares[lane - 1]
-                        for i in (lane &* quarter &+ 1)...(lane &* quarter &+ quarter) {
-                            p[i] += carry
-                            q[i] += carrySquares
-                        }
-                    }
-                    var running = p[4 &* quarter], runningSquares = q[4 &* quarter]
-                    for i in (4 &* quarter)..<count {
-                        let v = Double(x[i])
-                        running += v
-                        runningSquares += v * v
-                        p[i &+ 1] = running
-                        q[i &+ 1] = runningSquares
-                    }
-                    return runningSquares / Double(count)
-                }
-            }
-        }
-        for lag in scored { scores[lag] = -2 }
-        scored.removeAll(keepingCapacity: true)
+    /// The variance of the span's samples (zero for digital silence, in which case there is no
+    /// period to find).
+    func variance(of span: Span) -> Double {
+        let (sum, squares) = totals(span, upTo: spanLength)
+        let mean = sum / Double(spanLength)
+        let variance = squares / Double(spanLength) - mean * mean
         return variance > 1e-30 ? variance : 0
     }
 
-    /// Searches the loaded span, near `previous` when there is one; with `checkFractions`, the
-    /// lags at a half, a third and a quarter of `previous` are searched as well.
-    mutating func search(near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
-        guard let found = bandSearch(near: previous, checkFractions: checkFractions) else { return nil }
+    /// Searches `span`, near `previous` when there is one; with `checkFractions`, the lags at a
+    /// half, a third and a quarter of `previous` are searched as well.
+    mutating func search(_ span: Span, near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
+        for lag in scored { scores[lag] = -2 }
+        scored.removeAll(keepingCapacity: true)
+        guard let found = bandSearch(span, near: previous, checkFractions: checkFractions) else { return nil }
         let double = Int((2 * found.period).rounded())
         guard double + 1 <= spanLength - minimumOverlap else { return found }
-        let reachesSecondPeak = score(double) >= secondPeakMinimum || score(double - 1) >= secondPeakMinimum
-            || score(double + 1) >= secondPeakMinimum
+        let reachesSecondPeak = score(span, double) >= secondPeakMinimum || score(span, double - 1) >= secondPeakMinimum
+            || score(span, double + 1) >= secondPeakMinimum
         return reachesSecondPeak ? found : nil
     }
 
-    private mutating func bandSearch(near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
-        guard let previous else { return globalSearch() }
-        guard let local = climb(from: previous) else { return globalSearch() }
+    private mutating func bandSearch(_ span: Span, near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
+        guard let previous else { return globalSearch(span) }
+        guard let local = climb(span, from: previous) else { return globalSearch(span) }
         guard checkFractions else { return local }
         for divisor in [4.0, 3.0, 2.0] {
-            guard let shorter = climb(from: previous / divisor) else { continue }
+            guard let shorter = climb(span, from: previous / divisor) else { continue }
             if shorter.correlation >= octaveShare * local.correlation { return shorter }
         }
         return local
@@ -145,43 +114,43 @@ struct PeriodSearch {
 
     /// The local maximum reached by climbing the correlation from the lag nearest `start`,
     /// refined; nil when the climb leaves ±`searchWidth` around `start` or the lag range.
-    private mutating func climb(from start: Double) -> PeriodCandidate? {
+    private mutating func climb(_ span: Span, from start: Double) -> PeriodCandidate? {
         let low = max(lagRange.lowerBound, Int((start * (1 - searchWidth)).rounded(.down)))
         let high = min(lagRange.upperBound, Int((start * (1 + searchWidth)).rounded(.up)))
         var lag = Int(start.rounded())
         guard low < lag, lag < high else { return nil }
         while true {
-            let here = score(lag)
-            if score(lag + 1) > here {
+            let here = score(span, lag)
+            if score(span, lag + 1) > here {
                 lag += 1
-            } else if score(lag - 1) > here {
+            } else if score(span, lag - 1) > here {
                 lag -= 1
             } else {
-                return peakAt(lag)
+                return peakAt(span, lag)
             }
             guard low < lag, lag < high else { return nil }
         }
     }
 
-    private mutating func globalSearch() -> PeriodCandidate? {
+    private mutating func globalSearch(_ span: Span) -> PeriodCandidate? {
         let inner = (lagRange.lowerBound + 1)..<lagRange.upperBound
         var best: PeriodCandidate?
         for lag in inner {
-            guard let peak = peakAt(lag), peak.correlation > (best?.correlation ?? -.infinity) else { continue }
+            guard let peak = peakAt(span, lag), peak.correlation > (best?.correlation ?? -.infinity) else { continue }
             best = peak
         }
         guard let best else { return nil }
         for lag in inner {
-            if let peak = peakAt(lag), peak.correlation >= octaveShare * best.correlation { return peak }
+            if let peak = peakAt(span, lag), peak.correlation >= octaveShare * best.correlation { return peak }
         }
         return best
     }
 
     /// A refined peak if `lag` is a local maximum of the correlation.
-    private mutating func peakAt(_ lag: Int) -> PeriodCandidate? {
-        let centre = score(lag)
-        let before = score(lag - 1)
-        let after = score(lag + 1)
+    private mutating func peakAt(_ span: Span, _ lag: Int) -> PeriodCandidate? {
+        let centre = score(span, lag)
+        let before = score(span, lag - 1)
+        let after = score(span, lag + 1)
         guard centre > before, centre >= after else { return nil }
         let curvature = before - 2 * centre + after
         guard curvature < 0 else { return PeriodCandidate(period: Double(lag), correlation: centre) }
@@ -190,16 +159,24 @@ struct PeriodSearch {
         return PeriodCandidate(period: Double(lag) + offset, correlation: min(1, height))
     }
 
-    /// Pearson correlation of the span with itself shifted by `lag`, memoised per span.
-    private mutating func score(_ lag: Int) -> Double {
+    /// The sum and the sum of squares of the span's first `count` samples.
+    @inline(__always)
+    private func totals(_ span: Span, upTo count: Int) -> (Double, Double) {
+        let end = (span.before &+ count) & span.mask
+        return (span.sums[end] - span.sums[span.before], span.squares[end] - span.squares[span.before])
+    }
+
+    /// Pearson correlation of the span with itself shifted by `lag`, memoised per search.
+    private mutating func score(_ span: Span, _ lag: Int) -> Double {
         if scores[lag] > -2 { return scores[lag] }
-        let total = spanLength, n = spanLength - lag
+        let n = spanLength - lag
         var value = -1.0
         if n >= 4 {
-            let product = span.withUnsafeBufferPointer { Double(Self.dot($0, lag: lag, count: n)) }
-            let (sumA, sumB, squaresA, squaresB) = prefix.withUnsafeBufferPointer { p in
-                prefixSquares.withUnsafeBufferPointer { q in (p[n], p[total] - p[lag], q[n], q[total] - q[lag]) }
-            }
+            let product = Double(dot(span.samples, lag: lag, count: n))
+            let (sumA, squaresA) = totals(span, upTo: n)
+            let (sumAll, squaresAll) = totals(span, upTo: spanLength)
+            let (sumLag, squaresLag) = totals(span, upTo: lag)
+            let sumB = sumAll - sumLag, squaresB = squaresAll - squaresLag
             let count = Double(n)
             let covariance = product - sumA * sumB / count
             let varianceA = squaresA - sumA * sumA / count
@@ -212,46 +189,34 @@ struct PeriodSearch {
         return value
     }
 
-    /// Lanes of the dot product; the span is followed by this many zeros.
-    private static let lanes = 16
-
-    /// `Σ x[i] · x[i + lag]` for `i < count`, sixteen lanes at a time. The last group runs into
-    /// the zeros after the span (`count + lag` is the span's length), which add nothing.
+    /// `Σ x[i] · x[i + lag]` for `i < count`, sixteen lanes at a time; the lanes of the last group
+    /// that lie past `count` are multiplied by zero.
     @inline(__always)
-    private static func dot(_ x: UnsafeBufferPointer<Float>, lag: Int, count: Int) -> Float {
-        guard let base = x.baseAddress else { return 0 }
-        let raw = UnsafeRawPointer(base), shifted = UnsafeRawPointer(base + lag)
-        let stride = MemoryLayout<Float>.stride
+    private func dot(_ x: UnsafePointer<Float>, lag: Int, count: Int) -> Float {
+        let raw = UnsafeRawPointer(x), shifted = UnsafeRawPointer(x + lag)
+        let stride = MemoryLayout<Float>.stride, group = Self.lanes &* stride
         var low = SIMD8<Float>.zero, high = SIMD8<Float>.zero
         var offset = 0
-        let end = count &* stride
-        while offset < end {
+        let whole = (count / Self.lanes) &* group
+        while offset < whole {
             low += raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
                 * shifted.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
             high += raw.loadUnaligned(fromByteOffset: offset &+ 8 &* stride, as: SIMD8<Float>.self)
                 * shifted.loadUnaligned(fromByteOffset: offset &+ 8 &* stride, as: SIMD8<Float>.self)
-            offset &+= lanes &* stride
+            offset &+= group
+        }
+        let remaining = count &- count / Self.lanes &* Self.lanes
+        if remaining > 0 {
+            tailMask.withUnsafeBytes { mask in
+                let keep = (Self.lanes &- remaining) &* stride
+                low += raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                    * shifted.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                    * mask.loadUnaligned(fromByteOffset: keep, as: SIMD8<Float>.self)
+                high += raw.loadUnaligned(fromByteOffset: offset &+ 8 &* stride, as: SIMD8<Float>.self)
+                    * shifted.loadUnaligned(fromByteOffset: offset &+ 8 &* stride, as: SIMD8<Float>.self)
+                    * mask.loadUnaligned(fromByteOffset: keep &+ 8 &* stride, as: SIMD8<Float>.self)
+            }
         }
         return (low + high).sum()
-    }
-
-    /// `Σ x[i]`, sixteen lanes at a time.
-    private static func sum(_ x: UnsafeBufferPointer<Float>) -> Float {
-        guard let base = x.baseAddress else { return 0 }
-        let raw = UnsafeRawPointer(base)
-        let stride = MemoryLayout<Float>.stride
-        var low = SIMD8<Float>.zero, high = SIMD8<Float>.zero
-        var i = 0
-        while i &+ lanes <= x.count {
-            low += raw.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
-            high += raw.loadUnaligned(fromByteOffset: (i &+ 8) &* stride, as: SIMD8<Float>.self)
-            i &+= lanes
-        }
-        var total = (low + high).sum()
-        while i < x.count {
-            total += base[i]
-            i &+= 1
-        }
-        return total
     }
 }
