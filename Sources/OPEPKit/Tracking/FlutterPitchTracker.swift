@@ -199,7 +199,7 @@ public struct FlutterPitchTracker {
             dropCount: max(1, Int((configuration.holdDuration / frameInterval).rounded()) + 1),
             reportRunLength: configuration.reportAfter))
         var capacity = 16
-        while capacity < spanLength + PeriodSearch.lanes + 1 { capacity <<= 1 }
+        while capacity < spanLength + 1 { capacity <<= 1 }
         ring = [Float](repeating: 0, count: 2 * capacity)
         levels = [Float](repeating: 0, count: capacity)
         sums = [Double](repeating: 0, count: capacity)

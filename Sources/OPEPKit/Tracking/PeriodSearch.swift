@@ -29,8 +29,7 @@ struct PeriodCandidate: Equatable {
 struct PeriodSearch {
     /// Where a span lies in the tracker's rings; valid only while the rings are borrowed.
     struct Span {
-        /// The span's samples, contiguous and readable for ``PeriodSearch/lanes`` samples past
-        /// its end.
+        /// The span's samples, contiguous.
         var samples: UnsafePointer<Float>
         /// Per ring slot, the total of the samples up to and including it, from any origin.
         var sums: UnsafePointer<Double>
@@ -41,9 +40,6 @@ struct PeriodSearch {
         /// Ring index of the sample just before the span.
         var before: Int
     }
-
-    /// Lanes of the dot product; a span must be readable this far past its end.
-    static let lanes = 16
 
     /// Shortest and longest lag searched, in energy samples.
     let lagRange: ClosedRange<Int>
@@ -60,8 +56,6 @@ struct PeriodSearch {
 
     private var scores: [Double]
     private var scored: [Int]
-    /// Sixteen ones then sixteen zeros: the lanes of a last, partial group that count.
-    private let tailMask: [Float]
 
     init(
         spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double = 0.8,
@@ -76,7 +70,6 @@ struct PeriodSearch {
         scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
         scored = []
         scored.reserveCapacity(scores.count)
-        tailMask = [Float](repeating: 1, count: Self.lanes) + [Float](repeating: 0, count: Self.lanes)
     }
 
     /// The variance of the span's samples (zero for digital silence, in which case there is no
@@ -189,34 +182,30 @@ struct PeriodSearch {
         return value
     }
 
-    /// `Σ x[i] · x[i + lag]` for `i < count`, sixteen lanes at a time; the lanes of the last group
-    /// that lie past `count` are multiplied by zero.
+    /// `Σ x[i] · x[i + lag]` for `i < count`, sixteen lanes at a time, then eight, then one.
     @inline(__always)
     private func dot(_ x: UnsafePointer<Float>, lag: Int, count: Int) -> Float {
         let raw = UnsafeRawPointer(x), shifted = UnsafeRawPointer(x + lag)
-        let stride = MemoryLayout<Float>.stride, group = Self.lanes &* stride
+        let stride = MemoryLayout<Float>.stride
         var low = SIMD8<Float>.zero, high = SIMD8<Float>.zero
-        var offset = 0
-        let whole = (count / Self.lanes) &* group
-        while offset < whole {
-            low += raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-                * shifted.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-            high += raw.loadUnaligned(fromByteOffset: offset &+ 8 &* stride, as: SIMD8<Float>.self)
-                * shifted.loadUnaligned(fromByteOffset: offset &+ 8 &* stride, as: SIMD8<Float>.self)
-            offset &+= group
+        var i = 0
+        while i &+ 16 <= count {
+            low += raw.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
+                * shifted.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
+            high += raw.loadUnaligned(fromByteOffset: (i &+ 8) &* stride, as: SIMD8<Float>.self)
+                * shifted.loadUnaligned(fromByteOffset: (i &+ 8) &* stride, as: SIMD8<Float>.self)
+            i &+= 16
         }
-        let remaining = count &- count / Self.lanes &* Self.lanes
-        if remaining > 0 {
-            tailMask.withUnsafeBytes { mask in
-                let keep = (Self.lanes &- remaining) &* stride
-                low += raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-                    * shifted.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-                    * mask.loadUnaligned(fromByteOffset: keep, as: SIMD8<Float>.self)
-                high += raw.loadUnaligned(fromByteOffset: offset &+ 8 &* stride, as: SIMD8<Float>.self)
-                    * shifted.loadUnaligned(fromByteOffset: offset &+ 8 &* stride, as: SIMD8<Float>.self)
-                    * mask.loadUnaligned(fromByteOffset: keep &+ 8 &* stride, as: SIMD8<Float>.self)
-            }
+        if i &+ 8 <= count {
+            low += raw.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
+                * shifted.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
+            i &+= 8
         }
-        return (low + high).sum()
+        var total = (low + high).sum()
+        while i < count {
+            total += x[i] * x[i &+ lag]
+            i &+= 1
+        }
+        return total
     }
 }
