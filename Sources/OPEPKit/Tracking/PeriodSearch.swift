@@ -56,6 +56,8 @@ struct PeriodSearch {
 
     private var scores: [Double]
     private var scored: [Int]
+    /// The peaks the global search found, by lag.
+    private var peaks: [(lag: Int, peak: PeriodCandidate)]
 
     init(
         spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double = 0.8,
@@ -70,6 +72,8 @@ struct PeriodSearch {
         scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
         scored = []
         scored.reserveCapacity(scores.count)
+        peaks = []
+        peaks.reserveCapacity(lagRange.count)
     }
 
     /// The variance of the span's samples (zero for digital silence, in which case there is no
@@ -125,18 +129,35 @@ struct PeriodSearch {
         }
     }
 
+    /// Every peak of the band, then the shortest whose height reaches `octaveShare` of the best.
+    ///
+    /// The correlation is first scored on every other lag. The envelope is Gaussian-smoothed
+    /// (σ = 0.2 × the shortest period, several lags), so its correlation varies slowly from lag
+    /// to lag: every local maximum lies within one lag of a local maximum of that coarse grid,
+    /// where the peaks are then found lag by lag. That is the same set of peaks for about 60 % of
+    /// the dot products.
     private mutating func globalSearch(_ span: Span) -> PeriodCandidate? {
-        let inner = (lagRange.lowerBound + 1)..<lagRange.upperBound
-        var best: PeriodCandidate?
-        for lag in inner {
-            guard let peak = peakAt(span, lag), peak.correlation > (best?.correlation ?? -.infinity) else { continue }
-            best = peak
+        let inner = (lagRange.lowerBound + 1)...(lagRange.upperBound - 1)
+        guard inner.count >= 3 else { return nil }
+        peaks.removeAll(keepingCapacity: true)
+        var previous = -Double.infinity
+        var lag = inner.lowerBound
+        var here = score(span, lag)
+        while lag <= inner.upperBound {
+            let next = lag + 2 <= inner.upperBound ? score(span, lag + 2) : -.infinity
+            if here >= previous, here >= next {
+                for candidate in max(inner.lowerBound, lag - 1)...min(inner.upperBound, lag + 1) {
+                    guard candidate > (peaks.last?.lag ?? .min), let peak = peakAt(span, candidate) else { continue }
+                    peaks.append((candidate, peak))
+                }
+            }
+            previous = here
+            here = next
+            lag += 2
         }
-        guard let best else { return nil }
-        for lag in inner {
-            if let peak = peakAt(span, lag), peak.correlation >= octaveShare * best.correlation { return peak }
-        }
-        return best
+        var best = -Double.infinity
+        for found in peaks { best = max(best, found.peak.correlation) }
+        return peaks.first { $0.peak.correlation >= octaveShare * best }?.peak
     }
 
     /// A refined peak if `lag` is a local maximum of the correlation.
