@@ -130,4 +130,28 @@ final class SessionReportTests: XCTestCase {
         let step = LineSeries(points: [(0, 1), (1, 2)], style: .step, color: "#000").svg(in: area)
         XCTAssertTrue(step.contains("H25V80"), step)
     }
+
+    /// Every x tick label stays inside the chart: the last date of an adherence chart sits on the
+    /// plot's right edge, and a label centred there would be cut off.
+    func testTickLabelsStayInsideTheChart() throws {
+        let axis = Axis(label: "Date", unit: "", range: 0...10, tickCount: 10, tight: true, format: { "Nov \(Int($0) + 11)" })
+        let chart = Chart(title: "t", x: axis, y: Axis(label: "y", unit: "", range: 0...1), layers: [])
+        let svg = chart.svg()
+        let labels = svg.components(separatedBy: "<text x=\"").dropFirst().compactMap { part -> (Double, String, String)? in
+            guard let x = Double(part.prefix { $0 != "\"" }), part.contains("dominant-baseline") == false,
+                let anchor = part.range(of: "text-anchor=\"").map({ String(part[$0.upperBound...].prefix { $0 != "\"" }) }),
+                let text = part.split(separator: ">").dropFirst().first?.split(separator: "<").first
+            else { return nil }
+            return (x, anchor, String(text))
+        }
+        let dates = labels.filter { $0.2.hasPrefix("Nov") }
+        XCTAssertEqual(dates.count, 11, svg)
+        for (x, anchor, text) in dates {
+            let width = AxisRenderer.estimatedWidth(of: text)
+            let right = anchor == "end" ? x : x + width / 2
+            XCTAssertLessThanOrEqual(right, chart.width, "\(text) at \(x), anchored \(anchor)")
+        }
+        XCTAssertEqual(dates.last?.1, "end")
+        XCTAssertEqual(dates.first?.1, "middle")
+    }
 }

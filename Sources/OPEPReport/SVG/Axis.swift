@@ -56,7 +56,12 @@ public struct PlotArea {
 
 /// Gridlines, ticks, tick labels and axis titles of a chart.
 enum AxisRenderer {
-    static func render(x: Axis, y: Axis, area: PlotArea) -> String {
+    /// Width of a tick label in 11-pixel Helvetica, generously (0.62 of the font size a character).
+    static func estimatedWidth(of text: String) -> Double { Double(text.count) * 11 * 0.62 }
+
+    /// Draws the axes; a tick label that would run past the chart's right edge (`rightMargin`
+    /// beyond the plot) ends at its tick instead of centring on it.
+    static func render(x: Axis, y: Axis, area: PlotArea, rightMargin: Double) -> String {
         var out = "<g class=\"axes\" font-size=\"11\" fill=\"#333\">"
         let left = area.left, top = area.top, bottom = area.top + area.height, right = area.left + area.width
         for tick in y.scale.ticks where y.domain.contains(tick) {
@@ -65,9 +70,12 @@ enum AxisRenderer {
             out += "<text x=\"\(Markup.coordinate(left - 6))\" y=\"\(py)\" text-anchor=\"end\" dominant-baseline=\"middle\">\(Markup.escape(y.format(tick)))</text>"
         }
         for tick in x.scale.ticks where x.domain.contains(tick) {
-            let px = Markup.coordinate(left + area.x(tick))
+            let position = left + area.x(tick)
+            let px = Markup.coordinate(position)
+            let text = x.format(tick)
+            let anchor = position + Self.estimatedWidth(of: text) / 2 > right + rightMargin ? "end" : "middle"
             out += "<line x1=\"\(px)\" y1=\"\(Markup.coordinate(bottom))\" x2=\"\(px)\" y2=\"\(Markup.coordinate(bottom + 4))\" stroke=\"#333\" stroke-width=\"0.8\"/>"
-            out += "<text x=\"\(px)\" y=\"\(Markup.coordinate(bottom + 16))\" text-anchor=\"middle\">\(Markup.escape(x.format(tick)))</text>"
+            out += "<text x=\"\(px)\" y=\"\(Markup.coordinate(bottom + 16))\" text-anchor=\"\(anchor)\">\(Markup.escape(text))</text>"
         }
         out += "<rect x=\"\(Markup.coordinate(left))\" y=\"\(Markup.coordinate(top))\" width=\"\(Markup.coordinate(area.width))\" height=\"\(Markup.coordinate(area.height))\" fill=\"none\" stroke=\"#333\" stroke-width=\"0.8\"/>"
         out += "<text class=\"axis-title\" x=\"\(Markup.coordinate(left + area.width / 2))\" y=\"\(Markup.coordinate(bottom + 34))\" text-anchor=\"middle\" font-size=\"12\">\(Markup.escape(x.title))</text>"

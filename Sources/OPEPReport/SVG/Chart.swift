@@ -17,10 +17,15 @@ public struct Chart {
         self.height = height
     }
 
+    /// Space right of the plot, in pixels.
+    static let rightMargin = 14.0
+
     /// The plot rectangle inside the chart's margins.
     public var area: PlotArea {
-        let left = 62.0, right = 14.0, top = 26.0, bottom = 44.0
-        return PlotArea(left: left, top: top, width: width - left - right, height: height - top - bottom, xDomain: x.domain, yDomain: y.domain)
+        let left = 62.0, top = 26.0, bottom = 44.0
+        return PlotArea(
+            left: left, top: top, width: width - left - Self.rightMargin, height: height - top - bottom,
+            xDomain: x.domain, yDomain: y.domain)
     }
 
     public func svg() -> String {
@@ -28,7 +33,7 @@ public struct Chart {
         var out = "<svg class=\"chart\" viewBox=\"0 0 \(Markup.coordinate(width)) \(Markup.coordinate(height))\" role=\"img\" aria-label=\"\(Markup.escape(title))\" font-family=\"Helvetica, Arial, sans-serif\">"
         out += "<title>\(Markup.escape(title))</title>"
         out += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>"
-        out += AxisRenderer.render(x: x, y: y, area: area)
+        out += AxisRenderer.render(x: x, y: y, area: area, rightMargin: Self.rightMargin)
         // A nested viewport clips the data to the plot without needing document-wide ids.
         out += "<svg x=\"\(Markup.coordinate(area.left))\" y=\"\(Markup.coordinate(area.top))\" width=\"\(Markup.coordinate(area.width))\" height=\"\(Markup.coordinate(area.height))\" overflow=\"hidden\">"
         for layer in layers { out += layer.svg(in: area) }
