@@ -82,6 +82,9 @@ struct AnalysisOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A pause this long without breaths ends a set, in seconds.", valueName: "s"))
     var setPause: Double = 8
 
+    @Option(help: "How flutter estimates become a pitch track: continuity (ours) or study (the study's, as published).")
+    var tracker: FlutterPitchTracker.Method = .continuity
+
     func validate() throws {
         if noiseFloorDb != nil, calibrate != nil {
             throw ValidationError("Give either --noise-floor-db or --calibrate, not both.")
@@ -129,6 +132,7 @@ struct AnalysisOptions: ParsableArguments {
         var configuration = SessionAnalyzer.Configuration(
             sampleRate: sampleRate, device: try deviceProfile(),
             target: TargetRange(lowerCmH2O: target.range.lowerBound, upperCmH2O: target.range.upperBound))
+        configuration.tracker = .init(sampleRate: sampleRate, device: configuration.device, method: tracker)
         configuration.setPause = setPause
         configuration.huffSetPause = min(configuration.huffSetPause, setPause)
         if let noiseFloorDb {
@@ -197,3 +201,5 @@ func readChunk(_ source: any AudioSource, path: String, into buffer: inout [Floa
         throw failure(error.description)
     }
 }
+
+extension FlutterPitchTracker.Method: ExpressibleByArgument {}

@@ -21,14 +21,17 @@ import Foundation
 public struct FlutterPitchTracker {
     /// The tracker's parameters in real units. Defaults are the study's where it gives them.
     public struct Configuration: Sendable, Hashable, Codable {
+        /// How estimates become a pitch track (default ``Method/continuity``).
+        public var method: Method = .continuity
         /// Input sample rate in Hz (4 kHz to 384 kHz).
         public var sampleRate: Double
         /// Lowest flutter frequency searched for, in Hz (default 10).
         public var lowerFrequency: Double = 10
         /// Highest flutter frequency searched for, in Hz (default 40).
         public var upperFrequency: Double = 40
-        /// First null of the moving average removed by the high-pass, in Hz (default 250).
-        public var highPassCutoff: Double = 250
+        /// First null of the moving average removed by the high-pass, in Hz (default 100; the
+        /// study's 250 with ``Method/study``). Breath through a device is loudest below 500 Hz.
+        public var highPassCutoff: Double = 100
         /// Target rate of the audio-energy signal, in Hz (default 980: blocks of 45 at 44.1 kHz).
         public var energyRate: Double = 980
         /// Lowest rate the audio is averaged down to before the high-pass, in Hz (default 14000).
@@ -42,6 +45,10 @@ public struct FlutterPitchTracker {
         public var analysisDuration: Double
         /// Normalised autocorrelation an estimate must exceed to be accepted (default 0.6).
         public var acceptance: Double = 0.6
+        /// Normalised autocorrelation enough to continue a track: an estimate within `consistency`
+        /// of the track's period, or of its half, third or quarter (default 0.5; 0.6 with
+        /// ``Method/study``). A flutter heard once is believed on weaker evidence while it lasts.
+        public var continuationAcceptance: Double = 0.5
         /// Smallest modulation depth (standard deviation of the detrended envelope over its level)
         /// that can carry a flutter (default 0.1). The rocker modulates the sound it makes deeply;
         /// a faint periodic beat under a loud, unmodulated sound, such as music under a cough,
@@ -64,20 +71,28 @@ public struct FlutterPitchTracker {
         /// at this interval its fractions are checked for octave errors. This is where the tracker
         /// saves its time in the silence and breathing between exhalations.
         public var acquisitionInterval: Double = 0.04
-        /// Time without an accepted estimate after which the track is dropped, in seconds (default 0.05).
-        public var holdDuration: Double = 0.05
+        /// Time without an accepted estimate during which the track holds its period and is still
+        /// reported, and after which it is dropped, in seconds (default 0.3).
+        public var holdDuration: Double = 0.3
 
-        /// A configuration for a sample rate and a flutter band; everything else at its default.
-        public init(sampleRate: Double, lowerFrequency: Double = 10, upperFrequency: Double = 40) {
+        /// A configuration for a sample rate, a flutter band and a method; everything else at the
+        /// method's defaults.
+        public init(sampleRate: Double, lowerFrequency: Double = 10, upperFrequency: Double = 40, method: Method = .continuity) {
             self.sampleRate = sampleRate
             self.lowerFrequency = lowerFrequency
             self.upperFrequency = upperFrequency
             analysisDuration = 2.5 / lowerFrequency
+            self.method = method
+            if method == .study {
+                highPassCutoff = 250
+                continuationAcceptance = acceptance
+                holdDuration = 0
+            }
         }
 
-        /// A configuration for a sample rate and a device's flutter band.
-        public init(sampleRate: Double, device: DeviceProfile) {
-            self.init(sampleRate: sampleRate, lowerFrequency: device.lowerFrequency, upperFrequency: device.upperFrequency)
+        /// A configuration for a sample rate, a device's flutter band and a method.
+        public init(sampleRate: Double, device: DeviceProfile, method: Method = .continuity) {
+            self.init(sampleRate: sampleRate, lowerFrequency: device.lowerFrequency, upperFrequency: device.upperFrequency, method: method)
         }
 
         /// Throws if any value is out of its range, naming the parameter, the value and the limit.
@@ -94,6 +109,7 @@ public struct FlutterPitchTracker {
             try require(frameInterval >= 0.001 && frameInterval <= 0.1, "frameInterval", frameInterval, "between 0.001 and 0.1 s")
             try require(analysisDuration >= 1.5 / lowerFrequency && analysisDuration <= 10 / lowerFrequency, "analysisDuration", analysisDuration, "between 1.5 and 10 longest periods")
             try require(acceptance > 0 && acceptance < 1, "acceptance", acceptance, "in (0, 1)")
+            try require(continuationAcceptance > 0 && continuationAcceptance <= acceptance, "continuationAcceptance", continuationAcceptance, "in (0, acceptance (\(acceptance))]")
             try require(minimumModulation >= 0 && minimumModulation < 1, "minimumModulation", minimumModulation, "in [0, 1)")
             try require(decayRate >= 0 && decayRate < 1, "decayRate", decayRate, "in [0, 1)")
             try require(maxRunLength >= 1 && maxRunLength <= 100, "maxRunLength", Double(maxRunLength), "between 1 and 100")
@@ -103,6 +119,18 @@ public struct FlutterPitchTracker {
             try require(holdDuration >= 0 && holdDuration <= 1, "holdDuration", holdDuration, "between 0 and 1 s")
             try require(acquisitionInterval >= frameInterval && acquisitionInterval <= 0.2, "acquisitionInterval", acquisitionInterval, "between frameInterval and 0.2 s")
         }
+    }
+
+    /// How estimates become a pitch track.
+    public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Ours: a track, once heard, continues on weaker evidence, holds its period through
+        /// short misses, is corrected at once when it sits on a multiple of the period, and is
+        /// smoothed by ``PeriodSmoother``.
+        case continuity
+        /// The study's, faithful to its write-up: every estimate must pass the acceptance, the
+        /// period is averaged by ``StudyPeriodAverage`` and the average is the pitch while its
+        /// run lasts.
+        case study
     }
 
     /// One analysis frame.
@@ -138,6 +166,7 @@ public struct FlutterPitchTracker {
     private var detrender: MovingAverageHighPass
     private var search: PeriodSearch
     private var periods: PeriodSmoother
+    private var studyPeriods: StudyPeriodAverage
     /// The detrended envelope, each sample written twice (at its slot and one ring further) so
     /// that any span is contiguous.
     private var ring: [Float]
@@ -193,6 +222,7 @@ public struct FlutterPitchTracker {
         search = PeriodSearch(
             spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth,
             minimumOverlap: Int((fe / configuration.upperFrequency).rounded(.up)) * 2)
+        studyPeriods = StudyPeriodAverage(decayRate: configuration.decayRate)
         periods = PeriodSmoother(settings: .init(
             decayRate: configuration.decayRate, maxRunLength: configuration.maxRunLength,
             tolerance: configuration.consistency, reacquireCount: 3,
@@ -216,6 +246,7 @@ public struct FlutterPitchTracker {
         smoother.reset()
         detrender.reset()
         periods.reset()
+        studyPeriods.reset()
         for i in ring.indices { ring[i] = 0 }
         for i in levels.indices { levels[i] = 0 }
         for i in sums.indices { sums[i] = 0 }
@@ -331,12 +362,39 @@ public struct FlutterPitchTracker {
         return analyse(newest: index, time: time, gate: gate)
     }
 
+    /// Takes this frame's accepted period (nil for none) into the track; returns the period to
+    /// report.
+    private mutating func smooth(_ period: Double?) -> Double? {
+        switch configuration.method {
+        case .continuity:
+            if let period, let previous = previousPeriod, period < previous * (1 - configuration.searchWidth) {
+                periods.restart(at: period)
+            }
+            let smoothed = periods.update(accepted: period)
+            previousPeriod = periods.average
+            return smoothed
+        case .study:
+            let smoothed = studyPeriods.update(accepted: period)
+            previousPeriod = studyPeriods.average
+            return smoothed
+        }
+    }
+
+    private func threshold(for period: Double) -> Double {
+        guard let previous = previousPeriod else { return configuration.acceptance }
+        for divisor in 1...4 {
+            let expected = previous / Double(divisor)
+            if abs(period - expected) <= configuration.consistency * expected { return configuration.continuationAcceptance }
+        }
+        return configuration.acceptance
+    }
+
     private mutating func analyse(newest: Int, time: Double, gate: (Double) -> Bool) -> Frame {
         let level = Double(max(0, levels[(newest - (spanLength - 1) / 2) & ringMask]))
         let index = frameCount
         frameCount += 1
         guard (previousPeriod != nil || index % acquisitionFrames == 0) && gate(level) else {
-            _ = periods.update(accepted: nil)
+            _ = smooth(nil)
             return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0)
         }
         let before = newest - spanLength
@@ -354,18 +412,14 @@ public struct FlutterPitchTracker {
                     let modulation = level > 0 ? variance.squareRoot() / level : 0
                     if variance > 0, modulation >= configuration.minimumModulation,
                         let found = search.search(span, near: previousPeriod, checkFractions: checkFractions),
-                        found.correlation > configuration.acceptance, periodLimits.contains(found.period) {
+                        found.correlation > threshold(for: found.period), periodLimits.contains(found.period) {
                         candidate = found
                     }
                 }
             }
         }
         let modulation = level > 0 ? variance.squareRoot() / level : 0
-        if let found = candidate, let previous = previousPeriod, found.period < previous * (1 - configuration.searchWidth) {
-            periods.restart(at: found.period)
-        }
-        let smoothed = periods.update(accepted: candidate?.period)
-        previousPeriod = periods.average
+        let smoothed = smooth(candidate?.period)
         return Frame(
             time: time,
             pitch: smoothed.map { energyRate / $0 },

@@ -29,6 +29,8 @@ struct PeriodSmoother {
     private var misses = 0
     private var outliers = 0
     private var outlierAverage: Double = 0
+    /// Whether the average has been reported since the track was found.
+    private var reporting = false
 
     init(settings: Settings) {
         self.settings = settings
@@ -37,6 +39,7 @@ struct PeriodSmoother {
 
     mutating func reset() {
         average = nil
+        reporting = false
         runLength = 0
         misses = 0
         outliers = 0
@@ -58,7 +61,7 @@ struct PeriodSmoother {
             outliers = 0
             runLength = max(0, runLength - 1)
             if misses >= settings.dropCount { reset() }
-            return nil
+            return reporting ? average : nil
         }
         misses = 0
         guard let current = average else {
@@ -72,7 +75,8 @@ struct PeriodSmoother {
             let mix = mixes[runLength]
             let updated = current * mix + period * (1 - mix)
             average = updated
-            return runLength >= settings.reportRunLength ? updated : nil
+            if runLength >= settings.reportRunLength { reporting = true }
+            return reporting ? updated : nil
         }
         runLength = 0
         if outliers > 0, abs(period - outlierAverage) <= settings.tolerance * outlierAverage {
