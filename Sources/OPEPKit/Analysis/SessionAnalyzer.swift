@@ -173,7 +173,7 @@ public struct SessionAnalyzer {
             time: frame.time, pitch: frame.pitch, pressure: nil, confidence: frame.confidence,
             exhaling: detector.isExhaling, zone: nil, levelDB: level)
         pendingCount += 1
-        if let decision = detector.process(levelDB: level, pitched: frame.pitch != nil) {
+        if let decision = detector.process(levelDB: level, pitched: frame.pitch != nil, heard: frame.confidence > 0) {
             apply(decision, newest: index)
         }
         onOutput(.live(withPressure(pending[index % pending.count], exhaling: detector.isExhaling)))
@@ -198,6 +198,8 @@ public struct SessionAnalyzer {
             mark(from: max(first, finalCount), through: newest, exhaling: true)
         case let .exhalationEnded(last):
             mark(from: max(last + 1, finalCount), through: newest, exhaling: false)
+        case let .exhalationWithdrawn(first):
+            mark(from: max(first, finalCount), through: newest, exhaling: false)
         case let .huffCough(first, last):
             let start = time(ofFrame: first)
             let event = SessionEvent(kind: .huffCough, time: start - frameInterval / 2, duration: time(ofFrame: last) - start + frameInterval)

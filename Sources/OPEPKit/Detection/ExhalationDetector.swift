@@ -8,8 +8,11 @@
 /// the floor) for `confirmDuration` and the sound has lasted `minimumDuration`: breath noise on
 /// inhalation, speech, a cough or a door have no steady flutter in the band, so they never start
 /// one. The exhalation starts where the sound did, but no earlier than `onsetAllowance` before the
-/// flutter that confirmed it. It ends when the flutter or the level has been gone for `hangover`,
-/// at the last frame that had both.
+/// flutter that confirmed it. It ends when the level has been gone for `hangover`, or the flutter
+/// for `flutterGap` (an exhalation is one sound through the device: the flutter can fade for a
+/// moment while the air keeps flowing), at the last frame that had both. An exhalation whose
+/// flutter lasted less than `minimumBreath` is withdrawn: no breath through the device is that
+/// short, while speech, music and plain breathing can beat in the band for a moment.
 ///
 /// A sound that never flutters is a huff cough when it is short (`huffDurations`) and loud:
 /// `huffMarginDB` over the floor and, once exhalations have been heard, no more than
@@ -44,9 +47,17 @@ public struct ExhalationDetector {
         public var maximumConfirmDelay: Double = 1
         /// During an exhalation, frames this far below the exhalation's own mean level count as
         /// quiet whatever the floor, in dB (default 20).
-        public var releaseDropDB: Double = 20
-        /// Gap in flutter or level that ends a sound, in seconds (default 0.3).
+        public var releaseDropDB: Double = 12
+        /// Gap in level that ends a sound, in seconds (default 0.3).
         public var hangover: Double = 0.3
+        /// Gap in flutter that ends an exhalation while its sound goes on, in seconds (default 1).
+        public var flutterGap: Double = 1
+        /// Shortest exhalation that counts as a breath, from its start to its last flutter, in
+        /// seconds (default 1); a shorter one is withdrawn.
+        public var minimumBreath: Double = 1
+        /// Least share of an exhalation's frames, from its first flutter to `minimumBreath` after
+        /// its start, in which the tracker heard the flutter afresh rather than held it (default 0.3).
+        public var minimumHeardShare: Double = 0.3
         /// Durations of a huff cough, in seconds (default 0.15-1.5).
         public var huffDurations: ClosedRange<Double> = 0.15...1.5
         /// Loudness of a huff cough over the noise floor, in dB (default 20).
@@ -74,6 +85,9 @@ public struct ExhalationDetector {
             try require(releaseDropDB >= offMarginDB && releaseDropDB <= 80, "releaseDropDB", releaseDropDB, "between offMarginDB (\(offMarginDB) dB) and 80 dB")
             try require(onsetAllowance >= 0 && onsetAllowance <= 2, "onsetAllowance", onsetAllowance, "between 0 and 2 s")
             try require(hangover >= 0.02 && hangover <= 2, "hangover", hangover, "between 0.02 and 2 s")
+            try require(flutterGap >= hangover && flutterGap <= 3, "flutterGap", flutterGap, "between hangover (\(hangover) s) and 3 s")
+            try require(minimumBreath >= 0 && minimumBreath <= 3, "minimumBreath", minimumBreath, "between 0 and 3 s")
+            try require(minimumHeardShare >= 0 && minimumHeardShare <= 1, "minimumHeardShare", minimumHeardShare, "between 0 and 1")
             try require(huffDurations.lowerBound > 0, "huffDurations", huffDurations.lowerBound, "positive")
             try require(huffMarginDB >= onMarginDB, "huffMarginDB", huffMarginDB, "at least onMarginDB (\(onMarginDB) dB)")
             try require(huffBelowExhalationDB >= 0 && huffBelowExhalationDB <= 60, "huffBelowExhalationDB", huffBelowExhalationDB, "between 0 and 60 dB")
@@ -87,6 +101,9 @@ public struct ExhalationDetector {
         case exhalationStarted(first: Int)
         /// The current exhalation ended with frame `last`.
         case exhalationEnded(last: Int)
+        /// The current exhalation, from frame `first`, was too short to be a breath: its frames
+        /// are not an exhalation after all.
+        case exhalationWithdrawn(first: Int)
         /// A huff cough over frames `first...last`.
         case huffCough(first: Int, last: Int)
         /// An inhalation over frames `first...last`.
@@ -104,6 +121,8 @@ public struct ExhalationDetector {
     private let minimumFrames: Int
     private let maximumConfirmFrames: Int
     private let hangoverFrames: Int
+    private let flutterGapFrames: Int
+    private let minimumBreathFrames: Int
     private let onsetFrames: Int
     private var frameIndex = 0
     private var sound: Sound?
@@ -118,6 +137,9 @@ public struct ExhalationDetector {
         var peakLevel: Double
         var floorLevel: Double
         var exhaling = false
+        var firstPitched = 0
+        var heardFrames = 0
+        var heardRun = 0
         var pitchedLevelSum = 0.0
         var pitchedFrames = 0
         var meanPitchedLevel: Double? { pitchedFrames > 0 ? pitchedLevelSum / Double(pitchedFrames) : nil }
@@ -142,8 +164,10 @@ public struct ExhalationDetector {
         minimumFrames = frames(configuration.minimumDuration)
         maximumConfirmFrames = frames(configuration.maximumConfirmDelay)
         hangoverFrames = frames(configuration.hangover)
+        flutterGapFrames = frames(configuration.flutterGap)
+        minimumBreathFrames = Int((configuration.minimumBreath / frameInterval).rounded())
         onsetFrames = frames(configuration.onsetAllowance)
-        decisionDelay = maximumConfirmFrames + hangoverFrames + 1
+        decisionDelay = max(maximumConfirmFrames + hangoverFrames, flutterGapFrames, minimumBreathFrames + hangoverFrames) + 1
     }
 
     public mutating func reset() {
@@ -154,9 +178,12 @@ public struct ExhalationDetector {
         exhalationCount = 0
     }
 
-    /// Takes the next frame's level (dB) and whether the tracker holds a flutter pitch in it;
-    /// returns what that frame decided, if anything (at most one decision per frame).
-    public mutating func process(levelDB: Double, pitched: Bool) -> Decision? {
+    /// Takes the next frame's level (dB), whether the tracker reports a flutter pitch in it and
+    /// whether it heard the flutter in this frame rather than holding it (the same as `pitched`
+    /// when not given); returns what that frame decided, if anything (at most one decision per
+    /// frame).
+    public mutating func process(levelDB: Double, pitched: Bool, heard: Bool? = nil) -> Decision? {
+        let heard = heard ?? pitched
         let i = frameIndex
         frameIndex += 1
         floor.update(max(levelDB, configuration.absoluteFloorDB), frozen: isExhaling)
@@ -174,18 +201,30 @@ public struct ExhalationDetector {
         }
         let strong = levelDB >= floorLevel + configuration.onMarginDB
         if loud { current.lastLoud = i }
-        if pitched {
+        if pitched && heard {
             current.lastPitched = i
             current.pitchedLevelSum += levelDB
             current.pitchedFrames += 1
         }
         current.pitchedRun = pitched && (strong || current.exhaling) ? current.pitchedRun + 1 : 0
+        current.heardRun = current.pitchedRun == 0 ? 0 : current.heardRun + (heard ? 1 : 0)
         if levelDB - floorLevel > current.peakLevel {
             current.peakLevel = levelDB - floorLevel
             current.floorLevel = floorLevel
         }
+        if current.exhaling, heard { current.heardFrames += 1 }
+        if current.exhaling, i == current.first + minimumBreathFrames,
+            Double(current.heardFrames) < configuration.minimumHeardShare * Double(i - current.firstPitched + 1) {
+            sound = nil
+            return .exhalationWithdrawn(first: current.first)
+        }
         if current.exhaling {
-            if i - current.lastPitched > hangoverFrames || i - current.lastLoud > hangoverFrames {
+            let quiet = i - current.lastLoud > hangoverFrames
+            if quiet || i - current.lastPitched > hangoverFrames, current.lastPitched - current.first + 1 < minimumBreathFrames {
+                sound = nil
+                return .exhalationWithdrawn(first: current.first)
+            }
+            if quiet || i - current.lastPitched > flutterGapFrames {
                 sound = nil
                 if let level = current.meanPitchedLevel {
                     exhalationLevelSum += level
@@ -195,7 +234,9 @@ public struct ExhalationDetector {
             }
         } else if current.pitchedRun >= confirmFrames && i - current.first + 1 >= minimumFrames {
             current.exhaling = true
-            current.first = max(current.first, i - current.pitchedRun + 1 - onsetFrames)
+            current.firstPitched = i - current.pitchedRun + 1
+            current.heardFrames = current.heardRun
+            current.first = max(current.first, current.firstPitched - onsetFrames)
             sound = current
             return .exhalationStarted(first: current.first)
         } else if i - current.lastLoud > hangoverFrames {
@@ -214,7 +255,10 @@ public struct ExhalationDetector {
     public mutating func finish() -> Decision? {
         guard let current = sound else { return nil }
         sound = nil
-        if current.exhaling { return .exhalationEnded(last: min(current.lastPitched, current.lastLoud)) }
+        if current.exhaling {
+            if current.lastPitched - current.first + 1 < minimumBreathFrames { return .exhalationWithdrawn(first: current.first) }
+            return .exhalationEnded(last: min(current.lastPitched, current.lastLoud))
+        }
         return classify(current)
     }
 
