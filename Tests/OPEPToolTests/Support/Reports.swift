@@ -49,11 +49,12 @@ struct AnalysisReport: Decodable {
         var index: Int
         var set: Int
         var start: Double
+        var end: Double
         var meanPressure: Double?
         var meanPitch: Double?
 
         enum CodingKeys: String, CodingKey {
-            case index, set, start = "start_s", meanPressure = "mean_pressure_cmh2o", meanPitch = "mean_pitch_hz"
+            case index, set, start = "start_s", end = "end_s", meanPressure = "mean_pressure_cmh2o", meanPitch = "mean_pitch_hz"
         }
     }
 
