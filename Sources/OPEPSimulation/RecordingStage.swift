@@ -5,6 +5,7 @@ import Foundation
 struct RecordingStage: Sendable {
     private let gain: Double
     private var roomTone: RoomNoise
+    private var roomToneLowCut: Biquad
     private let roomToneGain: Double
     private let clipLevel: Double
     private var gainControl: GainControl?
@@ -13,7 +14,8 @@ struct RecordingStage: Sendable {
     init(chain: RecordingChain, sampleRate: Double, seed: UInt64) {
         gain = MicrophoneResponse.gain * amplitude(decibels: chain.levelDB)
         roomTone = RoomNoise(sampleRate: sampleRate, generator: SeededGenerator(seed: seed, stream: .chainRoomTone))
-        roomToneGain = amplitude(decibels: chain.roomToneDBFS) / RoomNoise.rms(sampleRate: sampleRate)
+        roomToneLowCut = .highPass(cutoff: chain.lowCut, sampleRate: sampleRate)
+        roomToneGain = amplitude(decibels: chain.roomToneDBFS) / RoomNoise.rms(sampleRate: sampleRate, lowCut: chain.lowCut)
         clipLevel = chain.clipHeadroomDB.map { MicrophoneResponse.gain * amplitude(decibels: chain.levelDB + $0) } ?? .infinity
         gainControl = chain.gainControl.map { GainControl($0, sampleRate: sampleRate) }
         quantisation = chain.bitDepth.map { Double((1 << ($0 - 1)) - 1) }
@@ -21,7 +23,7 @@ struct RecordingStage: Sendable {
 
     @inline(__always)
     mutating func process(_ filtered: Double) -> Float {
-        var y = gain * filtered + roomToneGain * roomTone.next()
+        var y = gain * filtered + roomToneGain * roomToneLowCut.process(roomTone.next())
         y = min(max(y, -clipLevel), clipLevel)
         if gainControl != nil { y = gainControl!.process(y) }
         y = min(max(y, -1), 1)
@@ -57,13 +59,15 @@ private struct GainControl: Sendable {
 }
 
 extension RoomNoise {
-    /// The long-term RMS of room noise at `sampleRate`, measured on 4 s of a fixed seed.
-    static func rms(sampleRate: Double) -> Double {
+    /// The long-term RMS of room noise at `sampleRate` through a 2nd-order high-pass at `lowCut`,
+    /// measured on 4 s of a fixed seed.
+    static func rms(sampleRate: Double, lowCut: Double) -> Double {
         var noise = RoomNoise(sampleRate: sampleRate, generator: SeededGenerator(seed: 0))
+        var highPass = Biquad.highPass(cutoff: lowCut, sampleRate: sampleRate)
         let count = Int(4 * sampleRate)
         var energy = 0.0
         for _ in 0..<count {
-            let y = noise.next()
+            let y = highPass.process(noise.next())
             energy += y * y
         }
         return (energy / Double(count)).squareRoot()

@@ -147,8 +147,8 @@ public struct RecordingChain: Sendable, Codable, Hashable {
         case telephone
     }
 
-    /// Level of the patient's sound relative to the nominal phone close to the device, -30...-6 dB
-    /// (the study's phone lay on the table).
+    /// Level of the patient's sound relative to the nominal phone close to the device, -30...0 dB;
+    /// random draws take -30...-6 dB (the study's phone lay on the table, not near the device).
     public var levelDB: Double
     /// Reverberation time RT60 of the room in seconds, 0.2...0.8.
     public var reverbTime: Double
