@@ -30,8 +30,9 @@ let package = Package(
         .target(name: "OPEPAudio"),
         // Physically modelled synthetic OPEP sessions with ground truth.
         .target(name: "OPEPSimulation", dependencies: ["OPEPKit"]),
-        // Accuracy of the engine against simulated sessions with ground truth.
-        .target(name: "OPEPEvaluation", dependencies: ["OPEPKit", "OPEPSimulation"]),
+        // Accuracy of the engine against simulated sessions with ground truth (real recordings decoded
+        // through OPEPAudio, codecs through ffmpeg).
+        .target(name: "OPEPEvaluation", dependencies: ["OPEPKit", "OPEPSimulation", "OPEPAudio"]),
         // Self-contained HTML reports with inline SVG plots: sessions, adherence, calibration.
         .target(name: "OPEPReport", dependencies: ["OPEPKit"]),
         // Fitting a device's pitch-to-pressure line against a manometer.

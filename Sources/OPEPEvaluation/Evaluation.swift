@@ -1,3 +1,4 @@
+import Foundation
 import OPEPKit
 import OPEPSimulation
 
@@ -34,6 +35,9 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var sampleRate: Double
     public var noise: String
     public var noiseLevelDB: Double
+    /// What was drawn for a random case (rate, interference, level, chain), in a few words; empty
+    /// for the named cases.
+    public var summary: String
     /// Seconds of audio analysed.
     public var duration: Double
     /// Share of flutter frames (after settling) with a pitch.
@@ -64,12 +68,14 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
 
 /// Runs simulated sessions through the analysis and compares every frame with the ground truth.
 public enum Evaluator {
-    /// Simulates `evaluationCase`, analyses it in chunks of `chunkLength` samples and scores it.
+    /// Simulates `evaluationCase` (with the real recordings its variation mixes in, and through its
+    /// codec with ffmpeg), analyses it in chunks of `chunkLength` samples and scores it.
     public static func evaluate(
         _ evaluationCase: EvaluationCase, targets: EvaluationTargets = .init(),
-        configure: (inout SessionAnalyzer.Configuration) -> Void = { _ in }, chunkLength: Int = 4096
+        configure: (inout SessionAnalyzer.Configuration) -> Void = { _ in }, chunkLength: Int = 4096,
+        recordings: RecordingLibrary = RecordingLibrary()
     ) throws -> EvaluationResult {
-        var simulator = try SessionSimulator(configuration: evaluationCase.simulation)
+        var simulator = try SessionSimulator(configuration: evaluationCase.simulation, recordings: recordings)
         let truth = simulator.groundTruth
         var configuration = SessionAnalyzer.Configuration(
             sampleRate: evaluationCase.simulation.sampleRate, device: evaluationCase.simulation.device)
@@ -81,14 +87,27 @@ public enum Evaluator {
         let collect: (SessionOutput) -> Void = { output in
             if case let .frame(frame) = output { score.add(frame) }
         }
-        while simulator.render(into: &buffer, maxFrames: chunkLength) > 0 {
-            analyzer.process(buffer, onOutput: collect)
+        if let codec = evaluationCase.simulation.variation?.chain.codec {
+            var audio: [Float] = []
+            audio.reserveCapacity(simulator.totalFrames)
+            while simulator.render(into: &buffer, maxFrames: chunkLength) > 0 {
+                audio.append(contentsOf: buffer)
+            }
+            audio = try CodecRoundTrip.process(audio, codec: codec, sampleRate: evaluationCase.simulation.sampleRate)
+            for start in stride(from: 0, to: audio.count, by: chunkLength) {
+                analyzer.process(Array(audio[start..<min(start + chunkLength, audio.count)]), onOutput: collect)
+            }
+        } else {
+            while simulator.render(into: &buffer, maxFrames: chunkLength) > 0 {
+                analyzer.process(buffer, onOutput: collect)
+            }
         }
         let report = analyzer.finish(onOutput: collect)
         let matching = match(found: report.breaths, truth: truth.breaths)
         var result = EvaluationResult(
             name: evaluationCase.name, sampleRate: evaluationCase.simulation.sampleRate,
             noise: evaluationCase.simulation.noiseKind.rawValue, noiseLevelDB: evaluationCase.simulation.noiseLevelDB,
+            summary: evaluationCase.simulation.variation == nil ? "" : evaluationCase.simulation.summary,
             duration: truth.duration, coverage: score.coverage, medianErrorHz: quantile(score.errors, 0.5),
             p90ErrorHz: quantile(score.errors, 0.9),
             medianPressureError: quantile(score.errors, 0.5).map { $0 * abs(truth.configuration.device.slopeCmH2OPerHz) },
@@ -123,6 +142,28 @@ public enum Evaluator {
         add("shallow flutter, depth 0.5") { $0.modulationDepth = 0.5; $0.sets = 1 }
         add("AirPods 16 kHz, speech -20 dB") { $0.sampleRate = 16000; $0.noiseKind = .speech; $0.noiseLevelDB = -20; $0.sets = 1 }
         return cases
+    }
+
+    /// Seeds of the random corpus: tuning case `i` uses `tuningSeeds.lowerBound + i`, held-out
+    /// case `i` uses `heldOutSeeds.lowerBound + i`. The ranges are disjoint, so no held-out session
+    /// ever served a tuning decision.
+    public static let tuningSeeds: Range<UInt64> = 1_000_000..<2_000_000
+    public static let heldOutSeeds: Range<UInt64> = 9_000_000..<10_000_000
+
+    /// `count` random sessions (``SimulationConfiguration/random(seed:recordings:)``) of `split`,
+    /// named `tuning-0017` or `held-out-0003`, mixing in only the real recordings of `recordings`
+    /// that belong to `split`.
+    public static func randomCorpus(
+        split: CorpusSplit, count: Int, recordings: RecordingLibrary = RecordingLibrary()
+    ) -> [EvaluationCase] {
+        let seeds = split == .tuning ? tuningSeeds : heldOutSeeds
+        let names = recordings.names(in: split)
+        return (0..<min(max(count, 0), seeds.count)).map { i in
+            let seed = seeds.lowerBound + UInt64(i)
+            return EvaluationCase(
+                name: split.rawValue + "-" + String(format: "%04d", i),
+                simulation: .random(seed: seed, recordings: names))
+        }
     }
 
     private static func misses(_ r: EvaluationResult, targets: EvaluationTargets) -> [String] {

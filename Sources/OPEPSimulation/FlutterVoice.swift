@@ -27,16 +27,22 @@ struct ExhalationSound: Sendable {
 
 /// The sound of air through the device: flow noise (200 Hz-6 kHz) amplitude-modulated by the
 /// rocker at the flutter pitch, a click each time the rocker closes and a weak component at the
-/// pitch itself. A nominal exhalation (level 1) has an RMS of about 1.
+/// pitch itself. A nominal exhalation (level 1) has an RMS of about 1. A ``SoundVariation`` sets
+/// the noise band, the click, the tone at the pitch and its harmonics, and the cycle-to-cycle
+/// variation of amplitude and period.
 struct FlutterVoice: Sendable {
-    private static let clickLevel = 1.5
-    private static let fundamentalLevel = 0.5
-
     private let sampleRate: Double
     private let device: DeviceProfile
     private let depth: Double
+    private let clickLevel: Double
+    private let tone: WaveTable
+    private let toneLevel: Double
+    private let cycleGainVariation: Double
+    private let periodJitter: Double
     private var flow: ShapedNoise
     private var jitter: SeededGenerator
+    private var periodNoise: SeededGenerator
+    private var cycleRate = 1.0
     private var click: Resonator
     private var pulse = WaveTable(shape: { _ in 0 })
     private var normalization = 1.0
@@ -48,8 +54,25 @@ struct FlutterVoice: Sendable {
         sampleRate = c.sampleRate
         device = c.device
         depth = c.modulationDepth
-        flow = ShapedNoise(band: 200...6000, sampleRate: c.sampleRate, generator: SeededGenerator(seed: c.seed, stream: .flutter))
+        let sound = c.variation?.sound
+        clickLevel = sound?.clickLevel ?? 1.5
+        if let sound {
+            let (fundamental, harmonics) = (sound.fundamentalLevel, sound.harmonicLevel)
+            tone = WaveTable { x in
+                fundamental * sin(2 * Double.pi * x) + harmonics * (0.8 * sin(4 * Double.pi * x) + 0.6 * sin(6 * Double.pi * x))
+            }
+            toneLevel = 1
+        } else {
+            tone = .sine
+            toneLevel = 0.5
+        }
+        cycleGainVariation = sound?.cycleGainVariation ?? 0.08
+        periodJitter = sound?.periodJitter ?? 0
+        flow = ShapedNoise(
+            band: sound?.breathNoiseBand ?? 200...6000, sampleRate: c.sampleRate,
+            generator: SeededGenerator(seed: c.seed, stream: .flutter))
         jitter = SeededGenerator(seed: c.seed, stream: .clicks)
+        periodNoise = SeededGenerator(seed: c.seed, stream: .periodJitter)
         click = Resonator(frequency: 1000, decayTime: 0.004, sampleRate: c.sampleRate)
         envelope = OnePole(timeConstant: 0.0005, sampleRate: c.sampleRate)
     }
@@ -64,6 +87,7 @@ struct FlutterVoice: Sendable {
             frequency: min(sound.clickFrequency, 0.4 * sampleRate), decayTime: sound.clickDecay, sampleRate: sampleRate))
         phase = 0
         cycleGain = 1
+        cycleRate = 1
     }
 
     /// Adds the exhalation's sound for `frames` (session frame numbers) into `output`, whose first
@@ -84,14 +108,17 @@ struct FlutterVoice: Sendable {
             var fundamental = 0.0
             var excitation = 0.0
             if let pitch = breath.pitch(at: time, device: device) {
-                phase += pitch / sampleRate
+                phase += pitch / sampleRate * cycleRate
                 if phase >= 1 {
                     phase -= 1
-                    cycleGain = 1 + 0.08 * jitter.bipolar()
-                    excitation = Self.clickLevel * (1 + 0.2 * jitter.bipolar())
+                    cycleGain = 1 + cycleGainVariation * jitter.bipolar()
+                    excitation = clickLevel * (1 + 0.2 * jitter.bipolar())
+                    if periodJitter > 0 {
+                        cycleRate = 1 / (1 + periodJitter * periodNoise.noise())
+                    }
                 }
                 target = closed + depth * normalization * cycleGain * pulse.value(at: phase)
-                fundamental = Self.fundamentalLevel * WaveTable.sine.value(at: phase)
+                fundamental = toneLevel * tone.value(at: phase)
             }
             let modulated = envelope.process(target) * flow.next()
             output[frame - firstFrame] += loudness * (modulated + click.process(excitation) + fundamental)

@@ -1,3 +1,4 @@
+import Foundation
 import OPEPKit
 
 /// One exhalation through the device as it was simulated. Times are seconds from the start of the
@@ -21,21 +22,30 @@ public struct TrueBreath: Sendable, Codable, Hashable {
     public var meanPitch: Double
     /// The exact pressure curve, relative to `start`.
     public var trajectory: PressureTrajectory
+    /// How the pitch departs from the device line at that pressure; nil: it follows the line.
+    public var contour: PitchContour?
 
     /// The flutter pitch in Hz at `time`, nil outside `flutterStart...flutterEnd`.
     ///
     /// This is the very function the renderer integrates into the rocker's phase.
     public func pitch(at time: Double, device: DeviceProfile) -> Double? {
         guard time >= flutterStart, time <= flutterEnd else { return nil }
-        let pitch = device.pitch(forPressure: trajectory.pressure(at: time - start))
+        var pitch = device.pitch(forPressure: trajectory.pressure(at: time - start))
+        if let contour {
+            pitch *= contour.factor(sinceStart: time - flutterStart, untilEnd: flutterEnd - time, elapsed: time - start)
+        }
         return min(max(pitch, device.lowerFrequency), device.upperFrequency)
     }
 
-    init(index: Int, set: Int, start: Double, trajectory: PressureTrajectory, device: DeviceProfile) {
+    init(
+        index: Int, set: Int, start: Double, trajectory: PressureTrajectory, device: DeviceProfile,
+        contour: PitchContour? = nil
+    ) {
         self.index = index
         self.set = set
         self.start = start
         self.trajectory = trajectory
+        self.contour = contour
         end = start + trajectory.duration
         plateauPressure = trajectory.plateau
         let crossings = trajectory.crossings(of: device.pressure(forPitch: device.lowerFrequency))
@@ -49,6 +59,41 @@ public struct TrueBreath: Sendable, Codable, Hashable {
             sum + (pitch(at: flutterStart + (Double(k) + 0.5) * step, device: device) ?? 0)
         } / Double(steps)
         meanPressure = device.pressure(forPitch: meanPitch)
+    }
+}
+
+/// A breath's departures from the device line, relative to the pitch it gives: a slew that fades
+/// over the first `slewTime` of the flutter, another that grows over its last `slewTime`, and a
+/// slow sinusoidal wander.
+public struct PitchContour: Sendable, Codable, Hashable {
+    public var onsetSlew: Double
+    public var offsetSlew: Double
+    /// Seconds of each slew.
+    public var slewTime: Double
+    public var wanderDepth: Double
+    /// In Hz.
+    public var wanderFrequency: Double
+    /// In radians, at the start of the exhalation sound.
+    public var wanderPhase: Double
+
+    public init(
+        onsetSlew: Double, offsetSlew: Double, slewTime: Double, wanderDepth: Double, wanderFrequency: Double,
+        wanderPhase: Double
+    ) {
+        self.onsetSlew = onsetSlew
+        self.offsetSlew = offsetSlew
+        self.slewTime = slewTime
+        self.wanderDepth = wanderDepth
+        self.wanderFrequency = wanderFrequency
+        self.wanderPhase = wanderPhase
+    }
+
+    /// The factor on the pitch `sinceStart` seconds after the flutter started, `untilEnd` seconds
+    /// before it ends and `elapsed` seconds after the exhalation sound started.
+    @inline(__always)
+    func factor(sinceStart: Double, untilEnd: Double, elapsed: Double) -> Double {
+        1 + onsetSlew * (1 - smoothstep(sinceStart / slewTime)) + offsetSlew * (1 - smoothstep(untilEnd / slewTime))
+            + wanderDepth * sin(2 * Double.pi * wanderFrequency * elapsed + wanderPhase)
     }
 }
 

@@ -1,12 +1,12 @@
-/// Soft breath noise while the patient breathes in: filtered noise swelling and fading, never
-/// modulated.
+/// Soft breath noise while the patient breathes in: filtered noise (400 Hz-3 kHz, or the varied
+/// breath-noise band) swelling and fading, never modulated.
 struct InhalationVoice: Sendable {
     private let sampleRate: Double
     private var noise: ShapedNoise
 
     init(configuration c: SimulationConfiguration) {
         sampleRate = c.sampleRate
-        noise = ShapedNoise(band: 400...3000, sampleRate: c.sampleRate, generator: SeededGenerator(seed: c.seed, stream: .inhalation))
+        noise = ShapedNoise(band: c.variation?.sound.breathNoiseBand ?? 400...3000, sampleRate: c.sampleRate, generator: SeededGenerator(seed: c.seed, stream: .inhalation))
     }
 
     /// Adds the inhalation that starts at `start` and lasts `duration` seconds, for `frames`

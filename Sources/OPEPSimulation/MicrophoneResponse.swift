@@ -1,4 +1,4 @@
-/// A phone microphone: a 4th-order Butterworth high-pass at 100 Hz (so the 10-40 Hz flutter
+/// A phone microphone: a 4th-order Butterworth high-pass at 100 Hz or `lowCut` (so the 10-40 Hz flutter
 /// fundamental is all but gone), a gentle roll-off near the top of the band, a fixed gain that puts
 /// a nominal exhalation at an RMS of about 0.1, and clipping to [-1, 1].
 struct MicrophoneResponse: Sendable {
@@ -9,9 +9,9 @@ struct MicrophoneResponse: Sendable {
     private var highPass2: Biquad
     private var lowPass: Biquad
 
-    init(sampleRate: Double) {
-        highPass1 = .highPass(cutoff: 100, q: 0.5411961001461970, sampleRate: sampleRate)
-        highPass2 = .highPass(cutoff: 100, q: 1.3065629648763766, sampleRate: sampleRate)
+    init(sampleRate: Double, lowCut: Double = 100) {
+        highPass1 = .highPass(cutoff: lowCut, q: 0.5411961001461970, sampleRate: sampleRate)
+        highPass2 = .highPass(cutoff: lowCut, q: 1.3065629648763766, sampleRate: sampleRate)
         lowPass = .lowPass(cutoff: min(16000, 0.45 * sampleRate), sampleRate: sampleRate)
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small, fast, seedable random number generator: xoshiro256** seeded through SplitMix64.
 ///
 /// Every random draw of the simulator comes from one of these, so a configuration and a seed
@@ -63,6 +65,16 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
         bipolar() * 1.7320508075688772
     }
 
+    /// A draw from `range` uniform on a logarithmic scale (both bounds positive).
+    mutating func logUniform(_ range: ClosedRange<Double>) -> Double {
+        exp(uniform(log(range.lowerBound)...log(range.upperBound)))
+    }
+
+    /// True with probability `p`.
+    mutating func chance(_ p: Double) -> Bool {
+        nextUnit() < p
+    }
+
     /// A uniform integer draw from `range`.
     mutating func integer(_ range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(nextUnit() * Double(range.count))
@@ -76,4 +88,5 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
 /// The independent random streams of a session.
 enum RandomStream: UInt64 {
     case plan = 1, flutter, clicks, inhalation, huff, roomTone, room, fan, speech, music, cough
+    case session, variation, contour, periodJitter, recording, chainRoomTone
 }

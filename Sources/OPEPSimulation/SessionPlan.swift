@@ -32,7 +32,9 @@ struct SessionPlan: Sendable {
     init(configuration c: SimulationConfiguration) {
         sampleRate = c.sampleRate
         var g = SeededGenerator(seed: c.seed, stream: .plan)
+        var contours = SeededGenerator(seed: c.seed, stream: .contour)
         let threshold = c.flutterThresholdPressure
+        let hold = c.variation == nil ? 2.0...3.0 : 0.3...1.2
         var time = c.leadInSilence
         for set in 0..<c.sets {
             if set > 0 {
@@ -41,12 +43,23 @@ struct SessionPlan: Sendable {
             for _ in 0..<c.breathsPerSet {
                 let inhalation = g.uniform(0.8...1.5)
                 add(.inhalation, at: time, duration: inhalation, level: amplitude(decibels: g.uniform(-22...(-16))))
-                time += inhalation + g.uniform(2...3)
-                let exhalation = min(max(inhalation * g.uniform(3...4), 2.5), 4.5)
+                time += inhalation + g.uniform(hold)
+                let exhalation = c.variation.map { g.uniform($0.sound.exhalationDurations) }
+                    ?? min(max(inhalation * g.uniform(3...4), 2.5), 4.5)
                 let plateau = g.uniform(c.pressureRange)
                 let trajectory = PressureTrajectory(duration: exhalation, plateau: plateau, threshold: threshold, using: &g)
-                let breath = TrueBreath(index: breaths.count, set: set, start: time, trajectory: trajectory, device: c.device)
-                let sound = ExhalationSound(breath: breath, using: &g)
+                let contour = c.variation.map { v in
+                    PitchContour(
+                        onsetSlew: v.sound.onsetSlew, offsetSlew: v.sound.offsetSlew, slewTime: v.sound.slewTime,
+                        wanderDepth: v.sound.wanderDepth, wanderFrequency: v.sound.wanderFrequency,
+                        wanderPhase: contours.uniform(0...(2 * Double.pi)))
+                }
+                let breath = TrueBreath(
+                    index: breaths.count, set: set, start: time, trajectory: trajectory, device: c.device, contour: contour)
+                var sound = ExhalationSound(breath: breath, using: &g)
+                if let v = c.variation {
+                    sound.pulseExponent = v.sound.pulseExponent
+                }
                 breaths.append(breath)
                 add(.exhalation(sound), at: time, duration: exhalation, level: sound.level)
                 time += exhalation + g.uniform(0.5...1.5)

@@ -3,6 +3,11 @@
 /// The whole timeline is planned up front from the seed; audio is rendered on demand with every
 /// filter and oscillator state carried across chunks, so the samples do not depend on how the
 /// session is cut into chunks and memory does not grow with the session's length.
+///
+/// With a ``SessionVariation`` the patient's sound also passes through the room's reverberation,
+/// real recordings from a ``RecordingLibrary`` play under it, and the varied ``RecordingChain``
+/// (low-cut, distance, room tone, clipping, gain control, quantisation) replaces the nominal
+/// microphone. Its codec is left to the caller.
 public struct SessionSimulator: Sendable {
     /// Frames rendered per internal block; larger requests are rendered block by block.
     private static let blockSize = 4096
@@ -22,11 +27,16 @@ public struct SessionSimulator: Sendable {
     private var huff: HuffVoice
     private var interference: Interference
     private var microphone: MicrophoneResponse
+    private var reverberation: Reverberation?
+    private var recorded: RecordedSound?
+    private var stage: RecordingStage?
     private var mix = [Double](repeating: 0, count: blockSize)
+    private var patient = [Double](repeating: 0, count: blockSize)
 
     /// Validates the configuration and plans the whole session (every breath's timing, pressure
-    /// curve and sound details) from its seed.
-    public init(configuration: SimulationConfiguration) throws(SimulationError) {
+    /// curve and sound details) from its seed. `recordings` holds the real recordings its
+    /// variation mixes in, if any.
+    public init(configuration: SimulationConfiguration, recordings: RecordingLibrary = RecordingLibrary()) throws(SimulationError) {
         try configuration.validate()
         let plan = SessionPlan(configuration: configuration)
         sampleRate = configuration.sampleRate
@@ -38,7 +48,17 @@ public struct SessionSimulator: Sendable {
         inhalation = InhalationVoice(configuration: configuration)
         huff = HuffVoice(configuration: configuration)
         interference = Interference(configuration: configuration)
-        microphone = MicrophoneResponse(sampleRate: sampleRate)
+        microphone = MicrophoneResponse(sampleRate: sampleRate, lowCut: configuration.variation?.chain.lowCut ?? 100)
+        guard let variation = configuration.variation else { return }
+        let chain = variation.chain
+        reverberation = Reverberation(
+            reverbTime: chain.reverbTime, directToReverberantDB: chain.directToReverberantDB, sampleRate: sampleRate)
+        stage = RecordingStage(chain: chain, sampleRate: sampleRate, seed: configuration.seed)
+        if let recording = variation.recording {
+            recorded = try RecordedSound(
+                recording, library: recordings, breaths: plan.breaths, duration: plan.duration, sampleRate: sampleRate,
+                seed: configuration.seed)
+        }
     }
 
     /// Renders the next up to `maxFrames` samples (mono, in [-1, 1]) into `buffer`, replacing its
@@ -53,27 +73,55 @@ public struct SessionSimulator: Sendable {
             buffer.append(contentsOf: repeatElement(0, count: count))
         }
         var mix = self.mix
+        var patient = self.patient
         self.mix = []
+        self.patient = []
         buffer.withUnsafeMutableBufferPointer { output in
             mix.withUnsafeMutableBufferPointer { block in
-                var done = 0
-                while done < count {
-                    let frames = min(Self.blockSize, count - done)
-                    let blockMix = UnsafeMutableBufferPointer(rebasing: block[0..<frames])
-                    renderBlock(into: blockMix)
-                    microphone.process(blockMix, into: UnsafeMutableBufferPointer(rebasing: output[done..<(done + frames)]))
-                    position += frames
-                    done += frames
+                patient.withUnsafeMutableBufferPointer { patientBlock in
+                    var done = 0
+                    while done < count {
+                        let frames = min(Self.blockSize, count - done)
+                        let blockMix = UnsafeMutableBufferPointer(rebasing: block[0..<frames])
+                        let destination = UnsafeMutableBufferPointer(rebasing: output[done..<(done + frames)])
+                        if stage == nil {
+                            interference.render(into: blockMix)
+                            renderPatient(into: blockMix)
+                            microphone.process(blockMix, into: destination)
+                        } else {
+                            renderVaried(
+                                into: blockMix, patient: UnsafeMutableBufferPointer(rebasing: patientBlock[0..<frames]),
+                                output: destination)
+                        }
+                        position += frames
+                        done += frames
+                    }
                 }
             }
         }
         self.mix = mix
+        self.patient = patient
         return count
     }
 
-    /// Mixes the interference and the patient's sounds for frames `position..<position + block.count`.
-    private mutating func renderBlock(into block: UnsafeMutableBufferPointer<Double>) {
+    /// The varied chain: the patient's sounds through the room's reverberation, the interference
+    /// and real recordings, the microphone and the rest of the recording chain.
+    private mutating func renderVaried(
+        into block: UnsafeMutableBufferPointer<Double>, patient: UnsafeMutableBufferPointer<Double>,
+        output: UnsafeMutableBufferPointer<Float>
+    ) {
         interference.render(into: block)
+        recorded?.render(into: block, firstFrame: position)
+        patient.update(repeating: 0)
+        renderPatient(into: patient)
+        for i in block.indices {
+            block[i] += reverberation!.process(patient[i])
+            output[i] = stage!.process(microphone.filter(block[i]))
+        }
+    }
+
+    /// Adds the patient's sounds for frames `position..<position + block.count` into `block`.
+    private mutating func renderPatient(into block: UnsafeMutableBufferPointer<Double>) {
         let end = position + block.count
         while nextEvent < events.count, events[nextEvent].firstFrame < end {
             let event = events[nextEvent]

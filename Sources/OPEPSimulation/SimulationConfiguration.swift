@@ -34,6 +34,8 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
     public var device: DeviceProfile
     /// Seed of every random draw.
     public var seed: UInt64
+    /// How the session departs from the nominal sound; nil renders it exactly as it always was.
+    public var variation: SessionVariation?
 
     public init(
         sampleRate: Double = 44100,
@@ -47,7 +49,8 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         leadInSilence: Double = 2,
         modulationDepth: Double = 0.85,
         device: DeviceProfile = .acapella,
-        seed: UInt64 = 1
+        seed: UInt64 = 1,
+        variation: SessionVariation? = nil
     ) {
         self.sampleRate = sampleRate
         self.sets = sets
@@ -61,11 +64,12 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         self.modulationDepth = modulationDepth
         self.device = device
         self.seed = seed
+        self.variation = variation
     }
 
     private enum CodingKeys: String, CodingKey {
         case sampleRate, sets, breathsPerSet, pressureRange, noiseKind, noiseLevelDB, huffCoughsPerSet
-        case restBetweenSets, leadInSilence, modulationDepth, device, seed
+        case restBetweenSets, leadInSilence, modulationDepth, device, seed, variation
     }
 
     public init(from decoder: any Decoder) throws {
@@ -83,6 +87,7 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         modulationDepth = try c.decodeIfPresent(Double.self, forKey: .modulationDepth) ?? d.modulationDepth
         device = try c.decodeIfPresent(DeviceProfile.self, forKey: .device) ?? d.device
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
+        variation = try c.decodeIfPresent(SessionVariation.self, forKey: .variation)
     }
 
     /// The lowest pressure at which the rocker flutters: the device line at its lowest pitch.
@@ -93,14 +98,15 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
     /// Checks every parameter, throwing a ``SimulationError`` that names the first offending
     /// parameter, its value and the allowed values.
     public func validate() throws(SimulationError) {
-        try Self.check("sampleRate", sampleRate, 8000...192_000, unit: " Hz")
-        try Self.check("sets", sets, 1...1000)
-        try Self.check("breathsPerSet", breathsPerSet, 1...100)
-        try Self.check("noiseLevelDB", noiseLevelDB, -120...20, unit: " dB")
-        try Self.check("huffCoughsPerSet", huffCoughsPerSet, 0...10)
-        try Self.check("restBetweenSets", restBetweenSets, 0...3600, unit: " s")
-        try Self.check("leadInSilence", leadInSilence, 0...3600, unit: " s")
-        try Self.check("modulationDepth", modulationDepth, 0...1)
+        try check("sampleRate", sampleRate, 8000...192_000, unit: " Hz")
+        try check("sets", sets, 1...1000)
+        try check("breathsPerSet", breathsPerSet, 1...100)
+        try check("noiseLevelDB", noiseLevelDB, -120...20, unit: " dB")
+        try check("huffCoughsPerSet", huffCoughsPerSet, 0...10)
+        try check("restBetweenSets", restBetweenSets, 0...3600, unit: " s")
+        try check("leadInSilence", leadInSilence, 0...3600, unit: " s")
+        try check("modulationDepth", modulationDepth, 0...1)
+        try variation?.validate()
         do {
             try device.validate()
         } catch {
@@ -119,14 +125,6 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
             throw .outOfRange(
                 parameter: "pressureRange", value: "\(pressureRange)",
                 limit: "within \(Self.rounded(lowest))...\(Self.rounded(highest)) cmH2O for \(device.name)")
-        }
-    }
-
-    private static func check<T: Comparable>(
-        _ name: String, _ value: T, _ limit: ClosedRange<T>, unit: String = ""
-    ) throws(SimulationError) {
-        guard limit.contains(value) else {
-            throw .outOfRange(parameter: name, value: "\(value)", limit: "\(limit)\(unit)")
         }
     }
 

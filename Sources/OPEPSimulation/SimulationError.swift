@@ -6,6 +6,8 @@ public enum SimulationError: Error, Sendable, Equatable, CustomStringConvertible
     case outOfRange(parameter: String, value: String, limit: String)
     /// The device profile itself is unusable.
     case invalidDevice(DeviceProfileError)
+    /// A ``RecordedInterference`` names a recording the ``RecordingLibrary`` does not hold (or an empty one).
+    case missingRecording(String)
 
     public var description: String {
         switch self {
@@ -13,6 +15,8 @@ public enum SimulationError: Error, Sendable, Equatable, CustomStringConvertible
             "\(parameter) = \(value) is out of range: allowed \(limit)"
         case let .invalidDevice(error):
             "device: \(error)"
+        case let .missingRecording(name):
+            "recording \(name) is not in the library of real recordings (or is empty)"
         }
     }
 
@@ -21,6 +25,7 @@ public enum SimulationError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case let .outOfRange(parameter, _, _): parameter
         case .invalidDevice: "device"
+        case .missingRecording: "recording.files"
         }
     }
 }

@@ -3,6 +3,14 @@ import Foundation
 import OPEPEvaluation
 import OPEPHistory
 import OPEPKit
+import OPEPSimulation
+
+/// Which corpus `opep evaluate` runs.
+enum CorpusChoice: String, ExpressibleByArgument, CaseIterable {
+    case named, tuning
+    case heldOut = "held-out"
+    case all
+}
 
 struct EvaluateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,14 +21,29 @@ struct EvaluateCommand: ParsableCommand {
             median and 90th-percentile pitch error, gross errors (more than 20 % off), false reports \
             (share of time outside exhalations with a pitch) and breaths found against true. \
             Targets: coverage >= 95 %, median error <= 0.15 Hz, gross errors <= 1 %, \
-            false reports <= 1 %, every breath counted.
+            false reports <= 1 %, every breath counted. The random corpora (tuning, held-out) draw \
+            every session's sound, recording chain and interference from its seed, mix in the real \
+            recordings of --real-audio and send some sessions through codecs with ffmpeg; the \
+            held-out seeds and recordings must stay out of every tuning decision.
             """
     )
+
+    @Option(help: "The corpus: the named cases, random tuning or held-out sessions, or all three.")
+    var corpus: CorpusChoice = .named
+
+    @Option(help: "Random sessions per split (tuning, held-out; default 200).")
+    var count: Int?
+
+    @Option(help: "Directory of real recordings laid out like corpus/real-audio (FLAC files and coughs/).")
+    var realAudio = "corpus/real-audio"
+
+    @Option(help: "Cases evaluated in parallel (default: the number of cores).")
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Output format.")
     var format: ReportFormat = .text
 
-    @Option(help: "Seed of the corpus's random numbers.")
+    @Option(help: "Seed of the named corpus's random numbers.")
     var seed: UInt64 = 1
 
     @Option(help: "Only cases whose name contains this text.")
@@ -29,25 +52,70 @@ struct EvaluateCommand: ParsableCommand {
     @Flag(help: "Exit non-zero if any case misses a target.")
     var strict = false
 
+    private var randomSplits: [CorpusSplit] {
+        switch corpus {
+        case .named: []
+        case .tuning: [.tuning]
+        case .heldOut: [.heldOut]
+        case .all: [.tuning, .heldOut]
+        }
+    }
+
     func validate() throws {
         if format == .csv { throw ValidationError("--format csv is for frames; choose text or json for an evaluation.") }
+        if let count, corpus == .named {
+            throw ValidationError("--count \(count) sizes the random corpora; add --corpus tuning, held-out or all.")
+        }
+        if let count, !(1...1_000_000).contains(count) {
+            throw ValidationError("--count must lie in 1...1000000 (got \(count)).")
+        }
+        if !(1...256).contains(jobs) { throw ValidationError("--jobs must lie in 1...256 (got \(jobs)).") }
+        if seed != 1, corpus == .tuning || corpus == .heldOut {
+            throw ValidationError("--seed varies the named corpus; the random corpora have fixed seeds (see README).")
+        }
     }
 
     func run() throws {
-        let cases = Evaluator.standardCorpus(seed: seed).filter { filter.map($0.name.contains) ?? true }
-        guard !cases.isEmpty else { throw failure("no case matches --filter \(filter ?? "")") }
-        var results: [EvaluationResult] = []
+        var groups: [(name: String, cases: [EvaluationCase])] = []
+        if corpus == .named || corpus == .all { groups.append(("named", Evaluator.standardCorpus(seed: seed))) }
+        var recordings = RecordingLibrary()
+        if !randomSplits.isEmpty {
+            guard Evaluator.ffmpegPath != nil else {
+                throw failure("ffmpeg is not on the PATH: the random corpora need it for the real recordings and codecs")
+            }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: realAudio, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw failure("--real-audio \(realAudio): no such directory (run from the repository's root or pass --real-audio DIR)")
+            }
+            recordings = try RecordingLibrary.load(directory: realAudio)
+            for split in randomSplits {
+                groups.append((split.rawValue, Evaluator.randomCorpus(split: split, count: count ?? 200, recordings: recordings)))
+            }
+        }
+        groups = groups.map { ($0.name, $0.cases.filter { c in filter.map(c.name.contains) ?? true }) }.filter { !$0.cases.isEmpty }
+        guard !groups.isEmpty else { throw failure("no case matches --filter \(filter ?? "")") }
+
         if format == .text { print(EvaluationTable.header) }
-        for evaluationCase in cases {
-            let result = try Evaluator.evaluate(evaluationCase)
-            results.append(result)
+        let results = try Evaluator.evaluate(groups.flatMap(\.cases), jobs: jobs, recordings: recordings) { result in
             if format == .text { print(EvaluationTable.row(result)) }
+        }
+        var remaining = results[...]
+        let summaries = groups.map { group in
+            defer { remaining = remaining.dropFirst(group.cases.count) }
+            return (group.name, EvaluationSummary(Array(remaining.prefix(group.cases.count))))
         }
         let passed = results.filter(\.passed).count
         switch format {
         case .json:
-            print(try reportJSON(EvaluationOutput(targets: EvaluationTargets(), cases: results, passed: passed), pretty: true))
+            let output = EvaluationOutput(
+                targets: EvaluationTargets(), cases: results, passed: passed,
+                summaries: Dictionary(uniqueKeysWithValues: summaries))
+            print(try reportJSON(output, pretty: true))
         default:
+            for (name, summary) in summaries where summaries.count > 1 || name != "named" {
+                print("")
+                print(EvaluationTable.spread(name, summary))
+            }
             print(EvaluationTable.footer(results))
         }
         if strict, passed < results.count { throw ExitCode.failure }
@@ -58,6 +126,8 @@ private struct EvaluationOutput: Encodable {
     var targets: EvaluationTargets
     var cases: [EvaluationResult]
     var passed: Int
+    /// Per corpus (named, tuning, held-out): the spread of every measure.
+    var summaries: [String: EvaluationSummary]
 }
 
 enum EvaluationTable {
@@ -74,8 +144,31 @@ enum EvaluationTable {
             percent(r.falseReports).leftPad(6),
             "\(r.breathsMatched)/\(r.breathsTrue)".leftPad(8),
             "\(r.setsFound)/\(r.setsTrue)".leftPad(5),
-            r.passed ? "  ok" : "  MISS: " + r.misses.joined(separator: "; "),
+            (r.passed ? "  ok" : "  MISS: " + r.misses.joined(separator: "; "))
+                + (r.summary.isEmpty ? "" : "  [\(r.summary)]"),
         ].joined(separator: " ")
+    }
+
+    /// The spread of every measure over one corpus, its worst case and how many met every target.
+    static func spread(_ corpus: String, _ s: EvaluationSummary) -> String {
+        var lines = [
+            "\(corpus): \(s.cases) cases, \(s.passed) met every target, \(s.breathsExact) with every breath exact"
+                + (s.worstCase.map { "; worst case \($0)" } ?? ""),
+            "  measure          min     p10  median     p90   worst  worst case",
+        ]
+        func line(_ name: String, _ spread: Spread?, _ format: (Double) -> String, higherIsBetter: Bool) {
+            guard let spread else { return lines.append("  \(name.rightPad(12))  (no values)") }
+            let values = [spread.minimum, spread.p10, spread.median, spread.p90, higherIsBetter ? spread.minimum : spread.maximum]
+            lines.append(
+                "  " + name.rightPad(12) + values.map { format($0).leftPad(8) }.joined()
+                    + "  " + spread.worstCase + (spread.missing > 0 ? " (\(spread.missing) without a value)" : ""))
+        }
+        line("coverage", s.coverage, percent, higherIsBetter: true)
+        line("median Hz", s.medianErrorHz, { fixed($0, 3) }, higherIsBetter: false)
+        line("p90 Hz", s.p90ErrorHz, { fixed($0, 3) }, higherIsBetter: false)
+        line("gross", s.grossErrors, percent, higherIsBetter: false)
+        line("false", s.falseReports, percent, higherIsBetter: false)
+        return lines.joined(separator: "\n")
     }
 
     static func footer(_ results: [EvaluationResult]) -> String {

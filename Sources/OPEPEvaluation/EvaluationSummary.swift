@@ -1,0 +1,56 @@
+/// How one measure spread over the cases of a corpus.
+public struct Spread: Sendable, Hashable, Codable {
+    public var minimum: Double
+    public var p10: Double
+    public var median: Double
+    public var p90: Double
+    public var maximum: Double
+    /// The case at the bad end (the lowest coverage, the largest error).
+    public var worstCase: String
+    /// Cases without a value (no pitch at all for the error measures), left out of the spread.
+    public var missing: Int
+
+    init?(_ values: [(name: String, value: Double?)], higherIsBetter: Bool) {
+        let present = values.compactMap { v in v.value.map { (v.name, $0) } }
+        guard !present.isEmpty else { return nil }
+        let sorted = present.map(\.1).sorted()
+        minimum = sorted[0]
+        p10 = quantile(sorted, 0.1)!
+        median = quantile(sorted, 0.5)!
+        p90 = quantile(sorted, 0.9)!
+        maximum = sorted[sorted.count - 1]
+        let worst = higherIsBetter ? present.min { $0.1 < $1.1 }! : present.max { $0.1 < $1.1 }!
+        worstCase = worst.0
+        missing = values.count - present.count
+    }
+}
+
+/// The spread of every measure over a corpus, the worst case and how many cases met every target.
+public struct EvaluationSummary: Sendable, Hashable, Codable {
+    public var cases: Int
+    /// Cases that met every target.
+    public var passed: Int
+    /// Cases whose breaths were all found, one-to-one, and nothing else.
+    public var breathsExact: Int
+    public var coverage: Spread?
+    public var medianErrorHz: Spread?
+    public var p90ErrorHz: Spread?
+    public var grossErrors: Spread?
+    public var falseReports: Spread?
+    /// The case that missed the most targets (the lowest coverage among equals).
+    public var worstCase: String?
+
+    public init(_ results: [EvaluationResult]) {
+        cases = results.count
+        passed = results.filter(\.passed).count
+        breathsExact = results.filter { $0.breathsMatched == $0.breathsTrue && $0.breathsFound == $0.breathsTrue }.count
+        coverage = Spread(results.map { ($0.name, $0.coverage) }, higherIsBetter: true)
+        medianErrorHz = Spread(results.map { ($0.name, $0.medianErrorHz) }, higherIsBetter: false)
+        p90ErrorHz = Spread(results.map { ($0.name, $0.p90ErrorHz) }, higherIsBetter: false)
+        grossErrors = Spread(results.map { ($0.name, $0.grossErrors) }, higherIsBetter: false)
+        falseReports = Spread(results.map { ($0.name, $0.falseReports) }, higherIsBetter: false)
+        worstCase = results.max { a, b in
+            (a.misses.count, -a.coverage) < (b.misses.count, -b.coverage)
+        }?.name
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import OPEPSimulation
+
+extension Evaluator {
+    /// The full path of ffmpeg, which the real recordings and the codecs of the random corpus need;
+    /// nil when it is not on the PATH.
+    public static var ffmpegPath: String? { CodecRoundTrip.ffmpeg }
+
+    /// Evaluates `cases` on `jobs` threads and returns their results in case order. `onResult` runs
+    /// on the calling thread, in case order, as soon as each case and every earlier one are done.
+    /// The first error in case order is thrown; no further cases are started after any error.
+    public static func evaluate(
+        _ cases: [EvaluationCase], jobs: Int, targets: EvaluationTargets = .init(),
+        recordings: RecordingLibrary = RecordingLibrary(), onResult: (EvaluationResult) -> Void = { _ in }
+    ) throws -> [EvaluationResult] {
+        let board = Outcomes(count: cases.count)
+        for _ in 0..<max(1, min(jobs, cases.count)) {
+            Thread.detachNewThread {
+                while let index = board.claim() {
+                    board.store(Result { try evaluate(cases[index], targets: targets, recordings: recordings) }, at: index)
+                }
+            }
+        }
+        var results: [EvaluationResult] = []
+        results.reserveCapacity(cases.count)
+        for index in cases.indices {
+            let result = try board.wait(for: index).get()
+            onResult(result)
+            results.append(result)
+        }
+        return results
+    }
+}
+
+/// The outcomes of cases evaluated on several threads.
+private final class Outcomes: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var outcomes: [Result<EvaluationResult, any Error>?]
+    private var next = 0
+    private var failed = false
+
+    init(count: Int) {
+        outcomes = Array(repeating: nil, count: count)
+    }
+
+    /// The next case to evaluate; nil when all are taken or one failed.
+    func claim() -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard next < outcomes.count, !failed else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    func store(_ outcome: Result<EvaluationResult, any Error>, at index: Int) {
+        condition.lock()
+        outcomes[index] = outcome
+        if case .failure = outcome { failed = true }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The outcome of case `index`, once there is one; a failure if a case failed before it was started.
+    func wait(for index: Int) -> Result<EvaluationResult, any Error> {
+        condition.lock()
+        defer { condition.unlock() }
+        while outcomes[index] == nil {
+            if failed, index >= next, let failure = outcomes.lazy.compactMap({ $0 }).first(where: { if case .failure = $0 { true } else { false } }) {
+                return failure
+            }
+            condition.wait()
+        }
+        return outcomes[index]!
+    }
+}
