@@ -1,4 +1,5 @@
 import Foundation
+import OPEPKit
 import OPEPSimulation
 
 extension Evaluator {
@@ -6,18 +7,20 @@ extension Evaluator {
     /// nil when it is not on the PATH.
     public static var ffmpegPath: String? { CodecRoundTrip.ffmpeg }
 
-    /// Evaluates `cases` on `jobs` threads and returns their results in case order. `onResult` runs
+    /// Evaluates `cases` on `jobs` threads with the pitch tracker's `tracker` method and returns their results in case order. `onResult` runs
     /// on the calling thread, in case order, as soon as each case and every earlier one are done.
     /// The first error in case order is thrown; no further cases are started after any error.
     public static func evaluate(
-        _ cases: [EvaluationCase], jobs: Int, targets: EvaluationTargets = .init(),
+        _ cases: [EvaluationCase], jobs: Int, targets: EvaluationTargets = .init(), tracker: FlutterPitchTracker.Method = .continuity,
         recordings: RecordingLibrary = RecordingLibrary(), onResult: (EvaluationResult) -> Void = { _ in }
     ) throws -> [EvaluationResult] {
         let board = Outcomes(count: cases.count)
         for _ in 0..<max(1, min(jobs, cases.count)) {
             Thread.detachNewThread {
                 while let index = board.claim() {
-                    board.store(Result { try evaluate(cases[index], targets: targets, recordings: recordings) }, at: index)
+                    board.store(Result { try evaluate(cases[index], targets: targets, configure: { configuration in
+                        configuration.tracker = .init(sampleRate: configuration.sampleRate, device: configuration.device, method: tracker)
+                    }, recordings: recordings) }, at: index)
                 }
             }
         }

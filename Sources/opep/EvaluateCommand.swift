@@ -12,6 +12,19 @@ enum CorpusChoice: String, ExpressibleByArgument, CaseIterable {
     case all
 }
 
+/// Which trackers `opep evaluate` runs: ours, the study's, or both side by side.
+enum TrackerChoice: String, ExpressibleByArgument, CaseIterable {
+    case continuity, study, both
+
+    var methods: [FlutterPitchTracker.Method] {
+        switch self {
+        case .continuity: [.continuity]
+        case .study: [.study]
+        case .both: [.continuity, .study]
+        }
+    }
+}
+
 struct EvaluateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",
@@ -39,6 +52,9 @@ struct EvaluateCommand: ParsableCommand {
 
     @Option(help: "Cases evaluated in parallel (default: the number of cores).")
     var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "The pitch tracker: continuity (ours), study (the study's, as published) or both side by side.")
+    var tracker: TrackerChoice = .continuity
 
     @Option(help: "Output format.")
     var format: ReportFormat = .text
@@ -95,26 +111,40 @@ struct EvaluateCommand: ParsableCommand {
         groups = groups.map { ($0.name, $0.cases.filter { c in filter.map(c.name.contains) ?? true }) }.filter { !$0.cases.isEmpty }
         guard !groups.isEmpty else { throw failure("no case matches --filter \(filter ?? "")") }
 
-        if format == .text { print(EvaluationTable.header) }
-        let results = try Evaluator.evaluate(groups.flatMap(\.cases), jobs: jobs, recordings: recordings) { result in
-            if format == .text { print(EvaluationTable.row(result)) }
-        }
-        var remaining = results[...]
-        let summaries = groups.map { group in
-            defer { remaining = remaining.dropFirst(group.cases.count) }
-            return (group.name, EvaluationSummary(Array(remaining.prefix(group.cases.count))))
+        let cases = groups.flatMap(\.cases)
+        var results: [EvaluationResult] = []
+        var summaries: [(name: String, summary: EvaluationSummary)] = []
+        for method in tracker.methods {
+            if format == .text {
+                if tracker == .both { print("\(results.isEmpty ? "" : "\n")tracker: \(method.rawValue)") }
+                print(EvaluationTable.header)
+            }
+            let run = try Evaluator.evaluate(cases, jobs: jobs, tracker: method, recordings: recordings) { result in
+                if format == .text { print(EvaluationTable.row(result)) }
+            }
+            var remaining = run[...]
+            for group in groups {
+                let name = tracker == .both ? "\(method.rawValue) \(group.name)" : group.name
+                summaries.append((name, EvaluationSummary(Array(remaining.prefix(group.cases.count)))))
+                remaining = remaining.dropFirst(group.cases.count)
+            }
+            results += run
         }
         let passed = results.filter(\.passed).count
         switch format {
         case .json:
             let output = EvaluationOutput(
                 targets: EvaluationTargets(), cases: results, passed: passed,
-                summaries: Dictionary(uniqueKeysWithValues: summaries))
+                summaries: Dictionary(uniqueKeysWithValues: summaries.map { ($0.name, $0.summary) }))
             print(try reportJSON(output, pretty: true))
         default:
             for (name, summary) in summaries where summaries.count > 1 || name != "named" {
                 print("")
                 print(EvaluationTable.spread(name, summary))
+            }
+            if tracker == .both {
+                print("")
+                print(EvaluationTable.sideBySide(summaries))
             }
             print(EvaluationTable.footer(results))
         }
@@ -126,7 +156,8 @@ private struct EvaluationOutput: Encodable {
     var targets: EvaluationTargets
     var cases: [EvaluationResult]
     var passed: Int
-    /// Per corpus (named, tuning, held-out): the spread of every measure.
+    /// Per corpus (named, tuning, held-out; prefixed by the tracker with `--tracker both`): the
+    /// spread of every measure.
     var summaries: [String: EvaluationSummary]
 }
 
@@ -168,6 +199,25 @@ enum EvaluationTable {
         line("p90 Hz", s.p90ErrorHz, { fixed($0, 3) }, higherIsBetter: false)
         line("gross", s.grossErrors, percent, higherIsBetter: false)
         line("false", s.falseReports, percent, higherIsBetter: false)
+        return lines.joined(separator: "\n")
+    }
+
+    /// One line per tracker and corpus: cases passed, breaths exact, and each measure's median and
+    /// worst value.
+    static func sideBySide(_ summaries: [(name: String, summary: EvaluationSummary)]) -> String {
+        var lines = ["tracker and corpus       passed   exact   coverage med/worst   median Hz med/worst   gross med/worst   false med/worst"]
+        for (name, s) in summaries {
+            func pair(_ spread: Spread?, _ format: (Double) -> String, higherIsBetter: Bool) -> String {
+                guard let spread else { return "-" }
+                return format(spread.median) + " / " + format(higherIsBetter ? spread.minimum : spread.maximum)
+            }
+            lines.append(
+                name.rightPad(22) + "\(s.passed)/\(s.cases)".leftPad(9) + "\(s.breathsExact)/\(s.cases)".leftPad(8)
+                    + pair(s.coverage, percent, higherIsBetter: true).leftPad(21)
+                    + pair(s.medianErrorHz, { fixed($0, 3) }, higherIsBetter: false).leftPad(22)
+                    + pair(s.grossErrors, percent, higherIsBetter: false).leftPad(18)
+                    + pair(s.falseReports, percent, higherIsBetter: false).leftPad(18))
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -56,6 +56,19 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("no such case"), result.stderr)
     }
 
+    func testEvaluateRejectsBadCorpusOptions() throws {
+        for (arguments, message) in [
+            (["--count", "5"], "--count 5 sizes the random corpora"),
+            (["--corpus", "tuning", "--count", "0"], "--count must lie in 1...1000000"),
+            (["--corpus", "held-out", "--jobs", "0"], "--jobs must lie in 1...256"),
+            (["--corpus", "tuning", "--real-audio", "/no/such/folder"], "--real-audio /no/such/folder: no such directory"),
+        ] {
+            let result = try run(["evaluate"] + arguments)
+            XCTAssertNotEqual(result.status, 0, "\(arguments)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
     /// `--seconds 1` is allowed, so it must run rather than trap.
     func testBenchmarkOfTheShortestAllowedSession() throws {
         let result = try run(["benchmark", "--seconds", "1", "--runs", "1", "--sample-rate", "8000"])
