@@ -8,13 +8,16 @@
 ///   further from that prediction than the change itself (plus `accuracy` of the period, the
 ///   study's 2.5 % "freqAccuracy") shortens the run by as many such steps as the leap is long.
 /// - `mix = min(decayRate, 1 - 1 / runLength)` and `average = average × mix + new × (1 - mix)`,
-///   for the period, its change and the estimate's correlation alike: a new run follows its first
-///   estimates at once and settles to the decay rate as it lengthens.
+///   for the period and its change alike (the study also averages the amplitude, which the
+///   tracker does not need): a new run follows its first estimates at once and settles to the
+///   decay rate as it lengthens.
 /// - A frame without an accepted estimate shortens the run by one; the average is the pitch the
 ///   tracker reports (`pitch = 1 / average`) for as long as the run lasts.
+/// - A leap that shortens the run to nothing starts a new run at the new period, as the first
+///   estimate did (its change 0, not the leap).
 ///
 /// The write-up does not say how long a leap's "equivalent number" is, nor what a miss does to
-/// the run; the readings above are ours.
+/// the run, nor what a new run's change is; the readings above are ours.
 struct StudyPeriodAverage {
     /// The weight of the old average once a run is long (default 0.8).
     let decayRate: Double
@@ -58,6 +61,12 @@ struct StudyPeriodAverage {
         let leap = abs(period - predicted)
         if leap > step {
             runLength = max(0, runLength - Int((leap / step).rounded(.down)))
+        }
+        guard runLength > 0 else {
+            average = period
+            change = 0
+            runLength = 1
+            return period
         }
         runLength = min(maxRunLength, runLength + 1)
         let mix = min(decayRate, 1 - 1 / Double(runLength))

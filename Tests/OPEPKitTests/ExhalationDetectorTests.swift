@@ -1,0 +1,128 @@
+import XCTest
+@testable import OPEPKit
+
+/// The detector on frame sequences written by hand: level, flutter and whether it was heard.
+final class ExhalationDetectorTests: XCTestCase {
+    private struct Span {
+        var seconds: Double
+        var levelDB: Double
+        var pitched: Bool
+        /// Heard afresh on every `heardEvery`-th pitched frame (1: all of them).
+        var heardEvery = 1
+
+        static func silence(_ seconds: Double) -> Span { Span(seconds: seconds, levelDB: -60, pitched: false) }
+        static func flutter(_ seconds: Double, heardEvery: Int = 1) -> Span { Span(seconds: seconds, levelDB: -20, pitched: true, heardEvery: heardEvery) }
+        static func soundWithoutFlutter(_ seconds: Double) -> Span { Span(seconds: seconds, levelDB: -20, pitched: false) }
+    }
+
+    private func decisions(_ spans: [Span], frameInterval: Double = 0.01) throws -> [ExhalationDetector.Decision] {
+        var configuration = ExhalationDetector.Configuration()
+        configuration.noiseFloorDB = -60
+        var detector = try ExhalationDetector(configuration: configuration, frameInterval: frameInterval)
+        var out: [ExhalationDetector.Decision] = []
+        for span in spans {
+            for k in 0..<Int((span.seconds / frameInterval).rounded()) {
+                let heard = span.pitched && k % span.heardEvery == 0
+                if let decision = detector.process(levelDB: span.levelDB, pitched: span.pitched, heard: heard) { out.append(decision) }
+            }
+        }
+        if let decision = detector.finish() { out.append(decision) }
+        return out
+    }
+
+    private func count(_ decisions: [ExhalationDetector.Decision]) -> (started: Int, ended: Int, withdrawn: Int) {
+        var result = (started: 0, ended: 0, withdrawn: 0)
+        for decision in decisions {
+            switch decision {
+            case .exhalationStarted: result.started += 1
+            case .exhalationEnded: result.ended += 1
+            case .exhalationWithdrawn: result.withdrawn += 1
+            default: break
+            }
+        }
+        return result
+    }
+
+    func testAFlutterGapInsideAContinuingSoundDoesNotSplitTheExhalation() throws {
+        for gap in [0.2, 0.5, 0.9] {
+            let found = count(try decisions([.silence(2), .flutter(1.5), .soundWithoutFlutter(gap), .flutter(1.5), .silence(2)]))
+            XCTAssertEqual(found.started, 1, "gap \(gap) s")
+            XCTAssertEqual(found.ended, 1, "gap \(gap) s")
+            XCTAssertEqual(found.withdrawn, 0, "gap \(gap) s")
+        }
+    }
+
+    func testALongerFlutterGapEndsTheExhalation() throws {
+        let found = count(try decisions([.silence(2), .flutter(1.5), .soundWithoutFlutter(1.5), .flutter(1.5), .silence(2)]))
+        XCTAssertEqual(found.started, 2)
+        XCTAssertEqual(found.ended, 2)
+    }
+
+    func testSilenceEndsTheExhalationAfterTheHangover() throws {
+        let all = try decisions([.silence(2), .flutter(2), .silence(0.5), .flutter(2), .silence(2)])
+        let found = count(all)
+        XCTAssertEqual(found.started, 2)
+        XCTAssertEqual(found.ended, 2)
+        guard case let .exhalationEnded(last) = all.first(where: { if case .exhalationEnded = $0 { true } else { false } }) else {
+            return XCTFail("no end")
+        }
+        XCTAssertEqual(last, 399, "the last frame with flutter and sound")
+    }
+
+    func testAFlutterShorterThanAnyBreathIsWithdrawn() throws {
+        for flutter in [0.6, 0.9] {
+            let all = try decisions([.silence(2), .flutter(flutter), .soundWithoutFlutter(2), .silence(2)])
+            let found = count(all)
+            XCTAssertEqual(found.started, 1, "flutter \(flutter) s")
+            XCTAssertEqual(found.withdrawn, 1, "flutter \(flutter) s")
+            XCTAssertEqual(found.ended, 0, "flutter \(flutter) s")
+        }
+        let atTheEnd = count(try decisions([.silence(2), .flutter(0.6)]))
+        XCTAssertEqual(atTheEnd.withdrawn, 1, "a short flutter cut off by the end of the recording")
+    }
+
+    func testAFlutterMostlyHeldRatherThanHeardIsWithdrawn() throws {
+        let held = count(try decisions([.silence(2), .flutter(3, heardEvery: 5), .silence(2)]))
+        XCTAssertGreaterThanOrEqual(held.started, 1)
+        XCTAssertEqual(held.withdrawn, held.started, "heard on 20 % of frames")
+        XCTAssertEqual(held.ended, 0, "heard on 20 % of frames")
+        let heard = count(try decisions([.silence(2), .flutter(3, heardEvery: 2), .silence(2)]))
+        XCTAssertEqual(heard.withdrawn, 0, "heard on 50 % of frames")
+        XCTAssertEqual(heard.ended, 1)
+    }
+
+    func testNoDecisionReachesFurtherBackThanTheDecisionDelay() throws {
+        var configuration = ExhalationDetector.Configuration()
+        configuration.noiseFloorDB = -60
+        var detector = try ExhalationDetector(configuration: configuration, frameInterval: 0.01)
+        let spans: [Span] = [.silence(2), .flutter(0.6), .soundWithoutFlutter(2), .flutter(1.5), .soundWithoutFlutter(0.9), .flutter(2), .silence(2)]
+        var index = 0
+        for span in spans {
+            for _ in 0..<Int((span.seconds / 0.01).rounded()) {
+                if let decision = detector.process(levelDB: span.levelDB, pitched: span.pitched) {
+                    let reference: Int
+                    switch decision {
+                    case let .exhalationStarted(first), let .exhalationWithdrawn(first): reference = first
+                    case let .exhalationEnded(last): reference = last
+                    case let .huffCough(first, _), let .inhalation(first, _): reference = first
+                    }
+                    XCTAssertLessThanOrEqual(index - reference, detector.decisionDelay, "\(decision) at frame \(index)")
+                }
+                index += 1
+            }
+        }
+    }
+
+    func testBadSettingsNameTheParameter() {
+        var configuration = ExhalationDetector.Configuration()
+        configuration.flutterGap = 0.1
+        XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "flutterGap")
+        }
+        configuration = .init()
+        configuration.minimumHeardShare = 1.5
+        XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "minimumHeardShare")
+        }
+    }
+}
