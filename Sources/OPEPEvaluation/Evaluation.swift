@@ -1,4 +1,5 @@
 import Foundation
+import OPEPAudio
 import OPEPKit
 import OPEPSimulation
 
@@ -69,11 +70,12 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
 /// Runs simulated sessions through the analysis and compares every frame with the ground truth.
 public enum Evaluator {
     /// Simulates `evaluationCase` (with the real recordings its variation mixes in, and through its
-    /// codec with ffmpeg), analyses it in chunks of `chunkLength` samples and scores it.
+    /// codec with ffmpeg), analyses it in chunks of `chunkLength` samples and scores it. With
+    /// `keepAudioIn`, the audio the analysis heard is also written there as `NAME.wav` (32-bit float).
     public static func evaluate(
         _ evaluationCase: EvaluationCase, targets: EvaluationTargets = .init(),
         configure: (inout SessionAnalyzer.Configuration) -> Void = { _ in }, chunkLength: Int = 4096,
-        recordings: RecordingLibrary = RecordingLibrary()
+        recordings: RecordingLibrary = RecordingLibrary(), keepAudioIn directory: String? = nil
     ) throws -> EvaluationResult {
         var simulator = try SessionSimulator(configuration: evaluationCase.simulation, recordings: recordings)
         let truth = simulator.groundTruth
@@ -87,6 +89,11 @@ public enum Evaluator {
         let collect: (SessionOutput) -> Void = { output in
             if case let .frame(frame) = output { score.add(frame) }
         }
+        let writer = try directory.map { directory in
+            try WAVWriter(
+                path: (directory as NSString).appendingPathComponent(evaluationCase.name + ".wav"),
+                sampleRate: Int(evaluationCase.simulation.sampleRate.rounded()), encoding: .float32)
+        }
         if let codec = evaluationCase.simulation.variation?.chain.codec {
             var audio: [Float] = []
             audio.reserveCapacity(simulator.totalFrames)
@@ -95,13 +102,17 @@ public enum Evaluator {
             }
             audio = try CodecRoundTrip.process(audio, codec: codec, sampleRate: evaluationCase.simulation.sampleRate)
             for start in stride(from: 0, to: audio.count, by: chunkLength) {
-                analyzer.process(Array(audio[start..<min(start + chunkLength, audio.count)]), onOutput: collect)
+                let chunk = Array(audio[start..<min(start + chunkLength, audio.count)])
+                try writer?.write(chunk)
+                analyzer.process(chunk, onOutput: collect)
             }
         } else {
             while simulator.render(into: &buffer, maxFrames: chunkLength) > 0 {
+                try writer?.write(buffer)
                 analyzer.process(buffer, onOutput: collect)
             }
         }
+        try writer?.finish()
         let report = analyzer.finish(onOutput: collect)
         let matching = match(found: report.breaths, truth: truth.breaths)
         var result = EvaluationResult(

@@ -9,10 +9,11 @@ extension Evaluator {
 
     /// Evaluates `cases` on `jobs` threads with the pitch tracker's `tracker` method and returns their results in case order. `onResult` runs
     /// on the calling thread, in case order, as soon as each case and every earlier one are done.
-    /// The first error in case order is thrown; no further cases are started after any error.
+    /// With `keepAudioIn`, each case's audio is written there as `NAME.wav`. The first error in case
+    /// order is thrown; no further cases are started after any error.
     public static func evaluate(
         _ cases: [EvaluationCase], jobs: Int, targets: EvaluationTargets = .init(), tracker: FlutterPitchTracker.Method = .continuity,
-        recordings: RecordingLibrary = RecordingLibrary(), onResult: (EvaluationResult) -> Void = { _ in }
+        recordings: RecordingLibrary = RecordingLibrary(), keepAudioIn directory: String? = nil, onResult: (EvaluationResult) -> Void = { _ in }
     ) throws -> [EvaluationResult] {
         let board = Outcomes(count: cases.count)
         for _ in 0..<max(1, min(jobs, cases.count)) {
@@ -20,7 +21,7 @@ extension Evaluator {
                 while let index = board.claim() {
                     board.store(Result { try evaluate(cases[index], targets: targets, configure: { configuration in
                         configuration.tracker = .init(sampleRate: configuration.sampleRate, device: configuration.device, method: tracker)
-                    }, recordings: recordings) }, at: index)
+                    }, recordings: recordings, keepAudioIn: directory) }, at: index)
                 }
             }
         }

@@ -65,6 +65,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: "Only cases whose name contains this text.")
     var filter: String?
 
+    @Option(help: ArgumentHelp("Write each case's audio, as the analysis heard it, to DIR/NAME.wav.", valueName: "DIR"))
+    var keep: String?
+
     @Flag(help: "Exit non-zero if any case misses a target.")
     var strict = false
 
@@ -108,6 +111,13 @@ struct EvaluateCommand: ParsableCommand {
                 groups.append((split.rawValue, Evaluator.randomCorpus(split: split, count: count ?? 200, recordings: recordings)))
             }
         }
+        if let keep {
+            do {
+                try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+            } catch {
+                throw failure("--keep \(keep): cannot create the directory (\(error.localizedDescription))")
+            }
+        }
         groups = groups.map { ($0.name, $0.cases.filter { c in filter.map(c.name.contains) ?? true }) }.filter { !$0.cases.isEmpty }
         guard !groups.isEmpty else { throw failure("no case matches --filter \(filter ?? "")") }
 
@@ -119,7 +129,7 @@ struct EvaluateCommand: ParsableCommand {
                 if tracker == .both { print("\(results.isEmpty ? "" : "\n")tracker: \(method.rawValue)") }
                 print(EvaluationTable.header)
             }
-            let run = try Evaluator.evaluate(cases, jobs: jobs, tracker: method, recordings: recordings) { result in
+            let run = try Evaluator.evaluate(cases, jobs: jobs, tracker: method, recordings: recordings, keepAudioIn: keep) { result in
                 if format == .text { print(EvaluationTable.row(result)) }
             }
             var remaining = run[...]
