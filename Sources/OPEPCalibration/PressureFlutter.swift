@@ -4,7 +4,7 @@ import OPEPKit
 /// The flutter of a fast-sampled pressure waveform (a manometer at ~1 kHz), tracked with the same
 /// ``FlutterPitchTracker`` that listens to the sound.
 ///
-/// The tracker follows the *envelope* of broadband sound: it high-passes at 250 Hz, squares and
+/// The tracker follows the *envelope* of broadband sound: it high-passes at 100 Hz, squares and
 /// averages. A pressure waveform oscillating at 10-40 Hz would be removed by that high-pass, so it
 /// is not fed in directly. Instead the pressure's oscillation is made into the envelope of an
 /// audio-rate carrier: the waveform is interpolated to `audioRate`, its slow mean (a centred
@@ -12,7 +12,8 @@ import OPEPKit
 /// local RMS and amplitude-modulates a tone at a quarter of the rate (whose squares average to a
 /// constant over any 4 samples, so the tracker's energy is exactly the modulation). Outside
 /// exhalations (mean pressure below `threshold`) the carrier is faint and unmodulated. The tracker then sees
-/// what it is built for, with its usual settings, so both pitches come from one algorithm.
+/// what it is built for, with its usual settings, so both pitches come from one algorithm. Only
+/// the pitches it heard are kept, not those it held through a gap: a manometer has no gaps to bridge.
 public enum PressureFlutter {
     public static let audioRate = 8000.0
 
@@ -56,7 +57,7 @@ public enum PressureFlutter {
                 n += 1
             }
             tracker.process(samples) { frame in
-                if let pitch = frame.pitch { pitches.append(PitchSample(time: start + frame.time, pitch: pitch)) }
+                if let pitch = frame.pitch, frame.confidence > 0 { pitches.append(PitchSample(time: start + frame.time, pitch: pitch)) }
             }
         }
         return pitches

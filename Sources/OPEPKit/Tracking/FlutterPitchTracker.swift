@@ -46,7 +46,7 @@ public struct FlutterPitchTracker {
         /// Normalised autocorrelation an estimate must exceed to be accepted (default 0.6).
         public var acceptance: Double = 0.6
         /// Normalised autocorrelation enough to continue a track: an estimate within `consistency`
-        /// of the track's period, or of its half, third or quarter (default 0.5; 0.6 with
+        /// of the track's period (default 0.5; 0.6 with
         /// ``Method/study``). A flutter heard once is believed on weaker evidence while it lasts.
         public var continuationAcceptance: Double = 0.5
         /// Smallest modulation depth (standard deviation of the detrended envelope over its level)
@@ -381,12 +381,10 @@ public struct FlutterPitchTracker {
     }
 
     private func threshold(for period: Double) -> Double {
-        guard let previous = previousPeriod else { return configuration.acceptance }
-        for divisor in 1...4 {
-            let expected = previous / Double(divisor)
-            if abs(period - expected) <= configuration.consistency * expected { return configuration.continuationAcceptance }
+        guard let previous = previousPeriod, abs(period - previous) <= configuration.consistency * previous else {
+            return configuration.acceptance
         }
-        return configuration.acceptance
+        return configuration.continuationAcceptance
     }
 
     private mutating func analyse(newest: Int, time: Double, gate: (Double) -> Bool) -> Frame {
