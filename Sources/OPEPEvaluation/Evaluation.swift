@@ -52,6 +52,9 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var grossErrors: Double
     /// Share of frames outside true exhalations that had a pitch.
     public var falseReports: Double
+    /// Median over the breaths heard of the time from the flutter's start to the first live
+    /// frame with a pitch, as the gauge would show it (including the tracker's latency), in seconds.
+    public var gaugeDelay: Double?
     public var breathsTrue: Int
     public var breathsFound: Int
     /// Found breaths that overlap a true breath one-to-one.
@@ -87,8 +90,13 @@ public enum Evaluator {
         var buffer: [Float] = []
         buffer.reserveCapacity(chunkLength)
         let collect: (SessionOutput) -> Void = { output in
-            if case let .frame(frame) = output { score.add(frame) }
+            switch output {
+            case let .frame(frame): score.add(frame)
+            case let .live(frame): score.addLive(frame)
+            default: break
+            }
         }
+        let trackerLatency = try FlutterPitchTracker(configuration: configuration.tracker).latency
         let writer = try directory.map { directory in
             try WAVWriter(
                 path: (directory as NSString).appendingPathComponent(evaluationCase.name + ".wav"),
@@ -123,6 +131,7 @@ public enum Evaluator {
             p90ErrorHz: quantile(score.errors, 0.9),
             medianPressureError: quantile(score.errors, 0.5).map { $0 * abs(truth.configuration.device.slopeCmH2OPerHz) },
             grossErrors: score.grossShare, falseReports: score.falseReportShare,
+            gaugeDelay: quantile(score.gaugeDelays, 0.5).map { $0 + trackerLatency },
             breathsTrue: truth.breaths.count, breathsFound: report.breaths.count, breathsMatched: matching.pairs,
             missedBreaths: matching.missed, extraBreaths: matching.extra,
             setsTrue: Set(truth.breaths.map(\.set)).count, setsFound: report.sets.count, misses: [])
@@ -229,6 +238,9 @@ struct FrameScore {
     private var gross = 0
     private var outsideFrames = 0
     private var outsideWithPitch = 0
+    /// Per breath heard live: its first pitched live frame's time less the flutter's start.
+    private(set) var gaugeDelays: [Double] = []
+    private var lastHeardFlutterStart: Double?
 
     init(truth: GroundTruth, settling: Double) {
         self.truth = truth
@@ -247,6 +259,14 @@ struct FrameScore {
         let error = abs(pitch - truePitch)
         errors.append(error)
         if error > 0.2 * truePitch { gross += 1 }
+    }
+
+    mutating func addLive(_ frame: SessionFrame) {
+        guard frame.pitch != nil, let breath = truth.breath(at: frame.time), frame.time >= breath.flutterStart,
+            breath.flutterStart != lastHeardFlutterStart
+        else { return }
+        lastHeardFlutterStart = breath.flutterStart
+        gaugeDelays.append(frame.time - breath.flutterStart)
     }
 
     var coverage: Double { flutterFrames > 0 ? Double(errors.count) / Double(flutterFrames) : 0 }

@@ -37,6 +37,8 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     public var p90ErrorHz: Spread?
     public var grossErrors: Spread?
     public var falseReports: Spread?
+    /// Each case's median time from flutter onset to the gauge's first pitch, in seconds.
+    public var gaugeDelay: Spread?
     /// The case that missed the most targets (the lowest coverage among equals).
     public var worstCase: String?
 
@@ -49,6 +51,7 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         p90ErrorHz = Spread(results.map { ($0.name, $0.p90ErrorHz) }, higherIsBetter: false)
         grossErrors = Spread(results.map { ($0.name, $0.grossErrors) }, higherIsBetter: false)
         falseReports = Spread(results.map { ($0.name, $0.falseReports) }, higherIsBetter: false)
+        gaugeDelay = Spread(results.map { ($0.name, $0.gaugeDelay) }, higherIsBetter: false)
         worstCase = results.max { a, b in
             (a.misses.count, -a.coverage) < (b.misses.count, -b.coverage)
         }?.name

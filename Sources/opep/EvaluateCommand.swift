@@ -209,6 +209,7 @@ enum EvaluationTable {
         line("p90 Hz", s.p90ErrorHz, { fixed($0, 3) }, higherIsBetter: false)
         line("gross", s.grossErrors, percent, higherIsBetter: false)
         line("false", s.falseReports, percent, higherIsBetter: false)
+        line("gauge s", s.gaugeDelay, { fixed($0, 2) }, higherIsBetter: false)
         return lines.joined(separator: "\n")
     }
 

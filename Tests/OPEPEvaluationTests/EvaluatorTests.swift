@@ -32,6 +32,10 @@ final class EvaluatorTests: XCTestCase {
             XCTAssertEqual(try XCTUnwrap(result.medianPressureError), median * 1.119, accuracy: 1e-12)
             XCTAssertLessThanOrEqual(result.grossErrors, 0.01)
             XCTAssertLessThanOrEqual(result.falseReports, 0.01)
+            let trackerLatency = try FlutterPitchTracker(configuration: .init(sampleRate: sampleRate)).latency
+            let gauge = try XCTUnwrap(result.gaugeDelay)
+            XCTAssertGreaterThan(gauge, trackerLatency, "the gauge cannot show a flutter before its audio has arrived")
+            XCTAssertLessThan(gauge, 0.6, "the gauge shows the flutter within 0.6 s of its start")
         }
     }
 
