@@ -72,9 +72,23 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
 
 /// Runs simulated sessions through the analysis and compares every frame with the ground truth.
 public enum Evaluator {
+    private static func writeTruth(_ truth: GroundTruth, to path: String) throws {
+        var text = "time_s,pitch_hz\n"
+        for step in 0...Int(truth.duration * 100) {
+            let time = Double(step) / 100
+            text += "\(time)," + (truth.pitch(at: time).map { String(format: "%.3f", $0) } ?? "") + "\n"
+        }
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw AudioInputError.unwritable(path: path, reason: error.localizedDescription)
+        }
+    }
+
     /// Simulates `evaluationCase` (with the real recordings its variation mixes in, and through its
     /// codec with ffmpeg), analyses it in chunks of `chunkLength` samples and scores it. With
-    /// `keepAudioIn`, the audio the analysis heard is also written there as `NAME.wav` (32-bit float).
+    /// `keepAudioIn`, the audio the analysis heard is also written there as `NAME.wav` (32-bit float),
+    /// with the true pitch every 10 ms in `NAME.truth.csv` (`time_s,pitch_hz`, empty outside flutter).
     public static func evaluate(
         _ evaluationCase: EvaluationCase, targets: EvaluationTargets = .init(),
         configure: (inout SessionAnalyzer.Configuration) -> Void = { _ in }, chunkLength: Int = 4096,
@@ -121,6 +135,9 @@ public enum Evaluator {
             }
         }
         try writer?.finish()
+        if let directory {
+            try writeTruth(truth, to: (directory as NSString).appendingPathComponent(evaluationCase.name + ".truth.csv"))
+        }
         let report = analyzer.finish(onOutput: collect)
         let matching = match(found: report.breaths, truth: truth.breaths)
         var result = EvaluationResult(
