@@ -57,4 +57,41 @@ final class TrackerMethodTests: XCTestCase {
             XCTAssertEqual(inside.filter { $0.pitch != nil }.count, 0, "\(method) reports a pitch 0.5 s into a 1 s dropout")
         }
     }
+
+    func testOursContinuesOnWeakerEvidenceWhileTheSoundLasts() throws {
+        let clear = TestSignals.flutter(sampleRate: 44100, duration: 1.5, pitch: { _ in 20 }, seed: 11)
+        let weak = TestSignals.flutter(sampleRate: 44100, duration: 1.5, pitch: { _ in 20 }, noiseDB: 12, seed: 12, amplitude: 0.025)
+        let ours = try frames(clear + weak, sampleRate: 44100, method: .continuity).filter { $0.time > 1.8 && $0.time < 2.8 }
+        let study = try frames(clear + weak, sampleRate: 44100, method: .study).filter { $0.time > 1.8 && $0.time < 2.8 }
+        XCTAssertGreaterThan(Double(ours.filter { $0.pitch != nil }.count) / Double(ours.count), 0.95, "ours follows the weaker flutter")
+        XCTAssertLessThan(Double(study.filter { $0.pitch != nil }.count) / Double(study.count), 0.8, "the study's needs 0.6 throughout")
+        for frame in ours where frame.pitch != nil { XCTAssertEqual(frame.pitch ?? 0, 20, accuracy: 1.5, "at \(frame.time) s") }
+    }
+
+    /// The time of the last frame with a pitch, for 1.5 s of flutter and then 1 s of white noise
+    /// `dropDB` under it, tracked with `fadeDrop`.
+    private func lastPitch(dropDB: Double, fadeDrop: Double) throws -> Double {
+        let flutter = TestSignals.flutter(sampleRate: 44100, duration: 1.5, pitch: { _ in 20 }, seed: 11)
+        let noise = TestSignals.noise(sampleRate: 44100, duration: 1, rms: 0.1 * pow(10, dropDB / 20), seed: 12)
+        var configuration = FlutterPitchTracker.Configuration(sampleRate: 44100)
+        configuration.fadeDrop = fadeDrop
+        var tracker = try FlutterPitchTracker(configuration: configuration)
+        var last = 0.0
+        tracker.process(flutter + noise) { if $0.pitch != nil { last = $0.time } }
+        return last
+    }
+
+    func testOursLetsGoAtOnceWhenTheSoundFades() throws {
+        XCTAssertLessThan(try lastPitch(dropDB: -20, fadeDrop: 10), 1.6, "a sound 20 dB down ends the track")
+        XCTAssertGreaterThan(try lastPitch(dropDB: -6, fadeDrop: 10), 1.75, "a sound 6 dB down is held")
+        XCTAssertGreaterThan(try lastPitch(dropDB: -20, fadeDrop: 200), 1.75, "without the fade rule the track is held")
+    }
+
+    func testTheFadeDropIsValidated() {
+        var configuration = FlutterPitchTracker.Configuration(sampleRate: 44100)
+        configuration.fadeDrop = 0.5
+        XCTAssertThrowsError(try configuration.validate()) { error in
+            XCTAssertTrue("\(error)".contains("fadeDrop"), "\(error)")
+        }
+    }
 }

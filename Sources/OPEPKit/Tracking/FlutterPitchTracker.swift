@@ -46,9 +46,14 @@ public struct FlutterPitchTracker {
         /// Normalised autocorrelation an estimate must exceed to be accepted (default 0.6).
         public var acceptance: Double = 0.6
         /// Normalised autocorrelation enough to continue a track: an estimate within `consistency`
-        /// of the track's period (default 0.5; 0.6 with
-        /// ``Method/study``). A flutter heard once is believed on weaker evidence while it lasts.
-        public var continuationAcceptance: Double = 0.5
+        /// of the track's period (default 0.4; 0.6 with ``Method/study``). A flutter heard once
+        /// is believed on weaker evidence while it lasts and its sound has not faded.
+        public var continuationAcceptance: Double = 0.4
+        /// How far the sound may fall below its level while the flutter was heard clearly, in dB,
+        /// for the track to continue on weaker evidence or be held (default 10; off with
+        /// ``Method/study``). When an exhalation ends its sound falls away: the room's
+        /// reverberation still beats faintly at the period, but no flutter is left to report.
+        public var fadeDrop: Double = 10
         /// Smallest modulation depth (standard deviation of the detrended envelope over its level)
         /// that can carry a flutter (default 0.1). The rocker modulates the sound it makes deeply;
         /// a faint periodic beat under a loud, unmodulated sound, such as music under a cough,
@@ -86,6 +91,7 @@ public struct FlutterPitchTracker {
             if method == .study {
                 highPassCutoff = 250
                 continuationAcceptance = acceptance
+                fadeDrop = 200
                 holdDuration = 0
             }
         }
@@ -110,6 +116,7 @@ public struct FlutterPitchTracker {
             try require(analysisDuration >= 1.5 / lowerFrequency && analysisDuration <= 10 / lowerFrequency, "analysisDuration", analysisDuration, "between 1.5 and 10 longest periods")
             try require(acceptance > 0 && acceptance < 1, "acceptance", acceptance, "in (0, 1)")
             try require(continuationAcceptance > 0 && continuationAcceptance <= acceptance, "continuationAcceptance", continuationAcceptance, "in (0, acceptance (\(acceptance))]")
+            try require(fadeDrop >= 1 && fadeDrop <= 200, "fadeDrop", fadeDrop, "between 1 and 200 dB")
             try require(minimumModulation >= 0 && minimumModulation < 1, "minimumModulation", minimumModulation, "in [0, 1)")
             try require(decayRate >= 0 && decayRate < 1, "decayRate", decayRate, "in [0, 1)")
             try require(maxRunLength >= 1 && maxRunLength <= 100, "maxRunLength", Double(maxRunLength), "between 1 and 100")
@@ -182,6 +189,10 @@ public struct FlutterPitchTracker {
     private let spanLength: Int
     private let hop: Int
     private let acquisitionFrames: Int
+    /// The energy, relative to the track's, below which the sound counts as faded.
+    private let fadeRatio: Double
+    /// The mean energy of the frames in which the track was heard clearly.
+    private var trackLevel = 0.0
     private var frameCount = 0
     private var energyCount = 0
     private var untilFrame: Int
@@ -210,6 +221,7 @@ public struct FlutterPitchTracker {
         untilFrame = hop
         frameInterval = Double(hop) / fe
         acquisitionFrames = max(1, Int((configuration.acquisitionInterval / frameInterval).rounded()))
+        fadeRatio = 1 / pow(10, configuration.fadeDrop / 10)
         smoother = GaussianSmoother(
             sigma: configuration.smoothingFraction * fe / configuration.upperFrequency, maximumBlock: maximumBlock)
         let shortestPeriod = fe / (configuration.upperFrequency * Self.bandMargin)
@@ -257,6 +269,7 @@ public struct FlutterPitchTracker {
         untilFrame = hop
         frameCount = 0
         previousPeriod = nil
+        trackLevel = 0
     }
 
     /// Processes a chunk of mono samples, calling `onFrame` for every frame it completes.
@@ -380,8 +393,18 @@ public struct FlutterPitchTracker {
         }
     }
 
-    private func threshold(for period: Double) -> Double {
-        guard let previous = previousPeriod, abs(period - previous) <= configuration.consistency * previous else {
+    /// Ends the track at once.
+    private mutating func drop() {
+        periods.reset()
+        studyPeriods.reset()
+        previousPeriod = nil
+        trackLevel = 0
+    }
+
+    /// The correlation an estimate at `period` must exceed: the full acceptance for a new track,
+    /// or when the sound has faded; less to continue the track at its own period.
+    private func threshold(for period: Double, faded: Bool) -> Double {
+        guard !faded, let previous = previousPeriod, abs(period - previous) <= configuration.consistency * previous else {
             return configuration.acceptance
         }
         return configuration.continuationAcceptance
@@ -395,6 +418,7 @@ public struct FlutterPitchTracker {
             _ = smooth(nil)
             return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0)
         }
+        let faded = previousPeriod != nil && level < trackLevel * fadeRatio
         let before = newest - spanLength
         let checkFractions = index % acquisitionFrames == 0
         var variance = 0.0
@@ -410,13 +434,18 @@ public struct FlutterPitchTracker {
                     let modulation = level > 0 ? variance.squareRoot() / level : 0
                     if variance > 0, modulation >= configuration.minimumModulation,
                         let found = search.search(span, near: previousPeriod, checkFractions: checkFractions),
-                        found.correlation > threshold(for: found.period), periodLimits.contains(found.period) {
+                        found.correlation > threshold(for: found.period, faded: faded), periodLimits.contains(found.period) {
                         candidate = found
                     }
                 }
             }
         }
         let modulation = level > 0 ? variance.squareRoot() / level : 0
+        if let candidate, candidate.correlation > configuration.acceptance {
+            trackLevel = previousPeriod == nil || trackLevel == 0 ? level : trackLevel + 0.1 * (level - trackLevel)
+        } else if faded, candidate == nil {
+            drop()
+        }
         let smoothed = smooth(candidate?.period)
         return Frame(
             time: time,
