@@ -1,4 +1,3 @@
-import Foundation
 
 /// A whole OPEP session measured from its sound, streaming: audio in, frames and events out, and
 /// a report of breaths, sets and summary at the end.
@@ -11,7 +10,7 @@ import Foundation
 /// record each.
 public struct SessionAnalyzer {
     /// Everything the analysis needs, in real units.
-    public struct Configuration: Sendable, Hashable, Codable {
+    public struct Configuration: Sendable, Hashable {
         /// The device whose flutter band and pressure line are used (default the Acapella).
         public var device: DeviceProfile
         /// The prescribed pressure band (default 10-20 cmH2O).
@@ -130,7 +129,7 @@ public struct SessionAnalyzer {
     /// could start (within 3 dB of the detector's start threshold); during a sound, always.
     private func shouldAnalyse(energy: Double) -> Bool {
         guard !detector.isListening, let floor = detector.noiseFloorDB else { return true }
-        let level = 10 * log10(max(energy, 1e-14))
+        let level = 10 * logarithm10(max(energy, 1e-14))
         return level >= floor + configuration.detector.onMarginDB - 3
     }
 
@@ -168,7 +167,7 @@ public struct SessionAnalyzer {
     private mutating func accept(_ frame: FlutterPitchTracker.Frame, onOutput: (SessionOutput) -> Void) {
         let index = frameCount
         frameCount += 1
-        let level = max(-140, 10 * log10(max(frame.energy, 1e-14)))
+        let level = max(-140, 10 * logarithm10(max(frame.energy, 1e-14)))
         pending[index % pending.count] = SessionFrame(
             time: frame.time, pitch: frame.pitch, pressure: nil, confidence: frame.confidence,
             exhaling: detector.isExhaling, zone: nil, levelDB: level)
@@ -299,3 +298,8 @@ public struct SessionAnalyzer {
         onOutput(.event(SessionEvent(kind: .setEnded, time: set.start, duration: set.end - set.start, set: set.index)))
     }
 }
+
+// JSON lives in the outer modules; Embedded Swift has no Codable.
+#if !hasFeature(Embedded)
+extension SessionAnalyzer.Configuration: Codable {}
+#endif

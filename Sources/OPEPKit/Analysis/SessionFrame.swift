@@ -1,5 +1,5 @@
 /// One moment of a session, as the analysis reports it (100 per second by default).
-public struct SessionFrame: Sendable, Hashable, Codable {
+public struct SessionFrame: Sendable, Hashable {
     /// Centre of the audio the frame describes, in seconds from the start of the recording.
     public var time: Double
     /// Flutter pitch in Hz, only during an exhalation through the device.
@@ -14,11 +14,6 @@ public struct SessionFrame: Sendable, Hashable, Codable {
     public var zone: PressureZone?
     /// Level of the high-passed sound in dB relative to full scale.
     public var levelDB: Double
-
-    enum CodingKeys: String, CodingKey {
-        case time = "time_s", pitch = "pitch_hz", pressure = "pressure_cmh2o", confidence, exhaling, zone
-        case levelDB = "level_db"
-    }
 
     public init(
         time: Double, pitch: Double?, pressure: Double?, confidence: Double, exhaling: Bool, zone: PressureZone?,
@@ -35,9 +30,9 @@ public struct SessionFrame: Sendable, Hashable, Codable {
 }
 
 /// Something that happened in a session.
-public struct SessionEvent: Sendable, Hashable, Codable {
+public struct SessionEvent: Sendable, Hashable {
     /// What happened.
-    public enum Kind: String, Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable {
         case breathStarted = "breath_started", breathEnded = "breath_ended"
         case huffCough = "huff_cough", setEnded = "set_ended"
     }
@@ -51,10 +46,6 @@ public struct SessionEvent: Sendable, Hashable, Codable {
     public var breath: Int?
     /// The set's number, from 1.
     public var set: Int?
-
-    enum CodingKeys: String, CodingKey {
-        case kind = "type", time = "time_s", duration = "duration_s", breath, set
-    }
 }
 
 /// What the analysis hands out while it runs.
@@ -67,3 +58,19 @@ public enum SessionOutput: Sendable, Hashable {
     /// Something that happened, handed out in order with the final frames.
     case event(SessionEvent)
 }
+
+// JSON lives in the outer modules; Embedded Swift has no Codable.
+#if !hasFeature(Embedded)
+extension SessionFrame: Codable {
+    enum CodingKeys: String, CodingKey {
+        case time = "time_s", pitch = "pitch_hz", pressure = "pressure_cmh2o", confidence, exhaling, zone
+        case levelDB = "level_db"
+    }
+}
+extension SessionEvent: Codable {
+    enum CodingKeys: String, CodingKey {
+        case kind = "type", time = "time_s", duration = "duration_s", breath, set
+    }
+}
+extension SessionEvent.Kind: Codable {}
+#endif

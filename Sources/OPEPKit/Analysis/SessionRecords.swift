@@ -1,14 +1,13 @@
 /// Share of time spent below, in and above the target range.
-public struct ZoneShares: Sendable, Hashable, Codable {
+public struct ZoneShares: Sendable, Hashable {
     public var below: Double
     public var within: Double
     public var above: Double
 
-    enum CodingKeys: String, CodingKey { case below, within = "in", above }
 }
 
 /// One exhalation through the device.
-public struct Breath: Sendable, Hashable, Codable {
+public struct Breath: Sendable, Hashable {
     /// Number within the session, from 1.
     public var index: Int
     /// Number of the set it belongs to, from 1.
@@ -29,15 +28,10 @@ public struct Breath: Sendable, Hashable, Codable {
     /// Share of the breath's time with a flutter pitch.
     public var flutterShare: Double
 
-    enum CodingKeys: String, CodingKey {
-        case index, set, start = "start_s", end = "end_s", duration = "duration_s"
-        case meanPressure = "mean_pressure_cmh2o", minPressure = "min_pressure_cmh2o", maxPressure = "max_pressure_cmh2o"
-        case meanPitch = "mean_pitch_hz", shareInTarget = "share_in_target", flutterShare = "flutter_share"
-    }
 }
 
 /// A set: breaths in a row, closed by huff coughs or a long pause.
-public struct TherapySet: Sendable, Hashable, Codable {
+public struct TherapySet: Sendable, Hashable {
     /// Number within the session, from 1.
     public var index: Int
     /// Start of its first breath and end of its last, in seconds.
@@ -51,14 +45,10 @@ public struct TherapySet: Sendable, Hashable, Codable {
     /// Share of its flutter time in the target range.
     public var shareInTarget: Double?
 
-    enum CodingKeys: String, CodingKey {
-        case index, start = "start_s", end = "end_s", breathCount = "breaths", huffCoughs = "huff_coughs"
-        case meanPressure = "mean_pressure_cmh2o", shareInTarget = "share_in_target"
-    }
 }
 
 /// The whole session at a glance.
-public struct SessionSummary: Sendable, Hashable, Codable {
+public struct SessionSummary: Sendable, Hashable {
     /// Length of the audio analysed, in seconds.
     public var duration: Double
     public var breathCount: Int
@@ -79,6 +69,34 @@ public struct SessionSummary: Sendable, Hashable, Codable {
     /// Inhalations heard (quiet breathing is often inaudible).
     public var inhalationsHeard: Int
 
+}
+
+/// Everything the analysis found: summary, breaths and sets.
+public struct SessionReport: Sendable, Hashable {
+    public var summary: SessionSummary
+    public var breaths: [Breath]
+    public var sets: [TherapySet]
+}
+
+// JSON lives in the outer modules; Embedded Swift has no Codable.
+#if !hasFeature(Embedded)
+extension ZoneShares: Codable {
+    enum CodingKeys: String, CodingKey { case below, within = "in", above }
+}
+extension Breath: Codable {
+    enum CodingKeys: String, CodingKey {
+        case index, set, start = "start_s", end = "end_s", duration = "duration_s"
+        case meanPressure = "mean_pressure_cmh2o", minPressure = "min_pressure_cmh2o", maxPressure = "max_pressure_cmh2o"
+        case meanPitch = "mean_pitch_hz", shareInTarget = "share_in_target", flutterShare = "flutter_share"
+    }
+}
+extension TherapySet: Codable {
+    enum CodingKeys: String, CodingKey {
+        case index, start = "start_s", end = "end_s", breathCount = "breaths", huffCoughs = "huff_coughs"
+        case meanPressure = "mean_pressure_cmh2o", shareInTarget = "share_in_target"
+    }
+}
+extension SessionSummary: Codable {
     enum CodingKeys: String, CodingKey {
         case duration = "duration_s", breathCount = "breaths", setCount = "sets", huffCoughCount = "huff_coughs"
         case exhalationTime = "exhalation_time_s", meanBreathDuration = "mean_breath_duration_s"
@@ -86,10 +104,5 @@ public struct SessionSummary: Sendable, Hashable, Codable {
         case exhalationInhalationRatio = "exhalation_inhalation_ratio", inhalationsHeard = "inhalations_heard"
     }
 }
-
-/// Everything the analysis found: summary, breaths and sets.
-public struct SessionReport: Sendable, Hashable, Codable {
-    public var summary: SessionSummary
-    public var breaths: [Breath]
-    public var sets: [TherapySet]
-}
+extension SessionReport: Codable {}
+#endif

@@ -1,7 +1,7 @@
 /// What the physiotherapist prescribed: the pressure target, breaths per set, sets, minutes and
 /// the device. The analysis uses its target and device; the live coach also counts breaths
 /// against the set and the session against the minutes.
-public struct TherapyPlan: Sendable, Hashable, Codable {
+public struct TherapyPlan: Sendable, Hashable {
     /// Prescribed pressure band in cmH2O (default 10-20).
     public var target: TargetRange
     /// Breaths in a set before the huff coughs (default 10).
@@ -27,6 +27,24 @@ public struct TherapyPlan: Sendable, Hashable, Codable {
     /// The usual plan: 10-20 cmH2O, 3 sets of 10 breaths, 15 minutes, an Acapella.
     public static let standard = TherapyPlan()
 
+    /// Throws if a value makes no sense, naming the parameter, the value and the limit.
+    public func validate() throws(EngineConfigurationError) {
+        try require(target.lowerCmH2O >= 0 && target.lowerCmH2O < target.upperCmH2O, "target_low_cmh2o", target.lowerCmH2O, "at least 0 and below target_high_cmh2o (\(target.upperCmH2O))")
+        try require(target.upperCmH2O <= 100, "target_high_cmh2o", target.upperCmH2O, "at most 100 cmH2O")
+        try require(breathsPerSet >= 1 && breathsPerSet <= 100, "breaths_per_set", Double(breathsPerSet), "between 1 and 100")
+        try require(sets >= 1 && sets <= 50, "sets", Double(sets), "between 1 and 50")
+        try require(minutes >= 1 && minutes <= 180, "minutes", minutes, "between 1 and 180")
+        do {
+            try device.validate()
+        } catch {
+            throw EngineConfigurationError(parameter: "device", value: device.lowerFrequency, limit: "a usable profile (\(error))")
+        }
+    }
+}
+
+// JSON lives in the outer modules; Embedded Swift has no Codable.
+#if !hasFeature(Embedded)
+extension TherapyPlan: Codable {
     enum CodingKeys: String, CodingKey {
         case targetLow = "target_low_cmh2o", targetHigh = "target_high_cmh2o"
         case breathsPerSet = "breaths_per_set", sets, minutes, device
@@ -53,18 +71,5 @@ public struct TherapyPlan: Sendable, Hashable, Codable {
         try c.encode(minutes, forKey: .minutes)
         try c.encode(device, forKey: .device)
     }
-
-    /// Throws if a value makes no sense, naming the parameter, the value and the limit.
-    public func validate() throws(EngineConfigurationError) {
-        try require(target.lowerCmH2O >= 0 && target.lowerCmH2O < target.upperCmH2O, "target_low_cmh2o", target.lowerCmH2O, "at least 0 and below target_high_cmh2o (\(target.upperCmH2O))")
-        try require(target.upperCmH2O <= 100, "target_high_cmh2o", target.upperCmH2O, "at most 100 cmH2O")
-        try require(breathsPerSet >= 1 && breathsPerSet <= 100, "breaths_per_set", Double(breathsPerSet), "between 1 and 100")
-        try require(sets >= 1 && sets <= 50, "sets", Double(sets), "between 1 and 50")
-        try require(minutes >= 1 && minutes <= 180, "minutes", minutes, "between 1 and 180")
-        do {
-            try device.validate()
-        } catch {
-            throw EngineConfigurationError(parameter: "device", value: device.lowerFrequency, limit: "a usable profile (\(error))")
-        }
-    }
 }
+#endif

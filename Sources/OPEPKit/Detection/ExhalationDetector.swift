@@ -22,7 +22,7 @@
 /// further back than ``decisionDelay`` frames.
 public struct ExhalationDetector {
     /// The detector's parameters in real units.
-    public struct Configuration: Sendable, Hashable, Codable {
+    public struct Configuration: Sendable, Hashable {
         /// Level over the noise floor that starts a sound, in dB (default 10).
         public var onMarginDB: Double = 10
         /// Level over the noise floor that keeps a sound going, in dB (default 5).
@@ -275,3 +275,8 @@ public struct ExhalationDetector {
         return nil
     }
 }
+
+// JSON lives in the outer modules; Embedded Swift has no Codable.
+#if !hasFeature(Embedded)
+extension ExhalationDetector.Configuration: Codable {}
+#endif

@@ -6,7 +6,7 @@
 /// A researcher can replace it with a line fitted for another device or person. As JSON:
 /// `{"name": "Acapella", "lower_frequency_hz": 10, "upper_frequency_hz": 40,
 /// "intercept_cmh2o": -4.659, "slope_cmh2o_per_hz": 1.119}`.
-public struct DeviceProfile: Sendable, Hashable, Codable {
+public struct DeviceProfile: Sendable, Hashable {
     /// A short human name, e.g. "Acapella".
     public var name: String
     /// Lowest flutter frequency searched for, in Hz.
@@ -17,11 +17,6 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
     public var interceptCmH2O: Double
     /// Pressure change per Hz of flutter, in cmH2O/Hz.
     public var slopeCmH2OPerHz: Double
-
-    enum CodingKeys: String, CodingKey {
-        case name, lowerFrequency = "lower_frequency_hz", upperFrequency = "upper_frequency_hz"
-        case interceptCmH2O = "intercept_cmh2o", slopeCmH2OPerHz = "slope_cmh2o_per_hz"
-    }
 
     public init(
         name: String, lowerFrequency: Double, upperFrequency: Double,
@@ -81,3 +76,13 @@ public enum DeviceProfileError: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 }
+
+// JSON lives in the outer modules; Embedded Swift has no Codable.
+#if !hasFeature(Embedded)
+extension DeviceProfile: Codable {
+    enum CodingKeys: String, CodingKey {
+        case name, lowerFrequency = "lower_frequency_hz", upperFrequency = "upper_frequency_hz"
+        case interceptCmH2O = "intercept_cmh2o", slopeCmH2OPerHz = "slope_cmh2o_per_hz"
+    }
+}
+#endif

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Streaming flutter pitch tracker for OPEP devices, after the stateful `pitchTracker` of the
 /// Acapella pitch-to-pressure study (seed 000 section 3).
@@ -20,7 +19,7 @@ import Foundation
 /// split. All memory is allocated by the initialiser; processing allocates nothing.
 public struct FlutterPitchTracker {
     /// The tracker's parameters in real units. Defaults are the study's where it gives them.
-    public struct Configuration: Sendable, Hashable, Codable {
+    public struct Configuration: Sendable, Hashable {
         /// How estimates become a pitch track (default ``Method/continuity``).
         public var method: Method = .continuity
         /// Input sample rate in Hz (4 kHz to 384 kHz).
@@ -129,7 +128,7 @@ public struct FlutterPitchTracker {
     }
 
     /// How estimates become a pitch track.
-    public enum Method: String, Sendable, Hashable, Codable, CaseIterable {
+    public enum Method: String, Sendable, Hashable, CaseIterable {
         /// Ours: a track, once heard, continues on weaker evidence, holds its period through
         /// short misses, is corrected at once when it sits on a multiple of the period, and is
         /// smoothed by ``PeriodSmoother``.
@@ -221,7 +220,7 @@ public struct FlutterPitchTracker {
         untilFrame = hop
         frameInterval = Double(hop) / fe
         acquisitionFrames = max(1, Int((configuration.acquisitionInterval / frameInterval).rounded()))
-        fadeRatio = 1 / pow(10, configuration.fadeDrop / 10)
+        fadeRatio = 1 / power(10, configuration.fadeDrop / 10)
         smoother = GaussianSmoother(
             sigma: configuration.smoothingFraction * fe / configuration.upperFrequency, maximumBlock: maximumBlock)
         let shortestPeriod = fe / (configuration.upperFrequency * Self.bandMargin)
@@ -454,3 +453,9 @@ public struct FlutterPitchTracker {
             energy: level, modulation: modulation)
     }
 }
+
+// JSON lives in the outer modules; Embedded Swift has no Codable.
+#if !hasFeature(Embedded)
+extension FlutterPitchTracker.Configuration: Codable {}
+extension FlutterPitchTracker.Method: Codable {}
+#endif

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Gaussian low-pass of the energy signal (seed 000 section 3 step 6).
 ///
@@ -24,7 +23,7 @@ struct GaussianSmoother {
     init(sigma: Double, maximumBlock: Int) {
         let s = max(0.5, sigma)
         halfWidth = Int((3 * s).rounded(.up))
-        var weights = (-halfWidth...halfWidth).map { k in Float(exp(-Double(k * k) / (2 * s * s))) }
+        var weights = (-halfWidth...halfWidth).map { k in Float(exponential(-Double(k * k) / (2 * s * s))) }
         let total = weights.reduce(0, +)
         for i in weights.indices { weights[i] /= total }
         kernel = weights

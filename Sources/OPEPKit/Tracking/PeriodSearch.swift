@@ -1,4 +1,3 @@
-import Foundation
 
 /// A period found in the energy signal by normalised autocorrelation.
 struct PeriodCandidate: Equatable {

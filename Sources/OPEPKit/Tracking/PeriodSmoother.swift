@@ -1,4 +1,3 @@
-import Foundation
 
 /// The study's run-length / decay-rate moving average of the period (seed 000 section 3 step 8).
 ///
@@ -34,7 +33,7 @@ struct PeriodSmoother {
 
     init(settings: Settings) {
         self.settings = settings
-        mixes = (0...max(1, settings.maxRunLength)).map { pow(settings.decayRate, Double($0)) }
+        mixes = (0...max(1, settings.maxRunLength)).map { power(settings.decayRate, Double($0)) }
     }
 
     mutating func reset() {
