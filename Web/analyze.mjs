@@ -2,10 +2,11 @@
 // node Web/analyze.mjs FILE.wav [--format csv|json] [--engine opep-engine.wasm]
 //
 // Analyses a WAV file with the page's own engine (the Swift engine compiled to WebAssembly) and
-// prints the frames as `opep analyze --format csv` does, or the breaths as JSON.
+// prints what `opep analyze` prints: the frames as `--format csv`, or the analysis document
+// (settings, summary, breaths, sets, events) as `--format json`.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { OPEPEngine } from "./engine.mjs";
+import { OPEPEngine } from "../Sources/OPEPServer/Dashboard/engine.mjs";
 import { decodeWAV } from "./wav.mjs";
 
 const usage = "usage: node Web/analyze.mjs FILE.wav [--format csv|json] [--engine opep-engine.wasm]";
@@ -36,7 +37,7 @@ function fixed(value, digits) {
 
 async function main(args) {
   let format = "csv";
-  let enginePath = fileURLToPath(new URL("./opep-engine.wasm", import.meta.url));
+  let enginePath = fileURLToPath(new URL("../Sources/OPEPServer/Dashboard/opep-engine.wasm", import.meta.url));
   const files = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--format") format = args[++i];
@@ -52,18 +53,18 @@ async function main(args) {
   } catch {
     fail(`${enginePath}: no engine (build it with scripts/build-web.sh)`);
   }
-  const { sampleRate, samples } = readWAV(files[0]);
+  const { sampleRate, samples, description } = readWAV(files[0]);
   const engine = await OPEPEngine.load(engineBytes);
   try {
-    engine.start(sampleRate);
+    engine.start(sampleRate, { file: files[0], format: description });
   } catch (error) {
     fail(`${files[0]}: ${error.message}`);
   }
-  const frames = engine.process(samples);
-  const end = engine.finish();
+  const { frames } = engine.process(samples);
+  const end = engine.finish({ pretty: true });
   frames.push(...end.frames);
   if (format === "json") {
-    process.stdout.write(JSON.stringify({ breaths: end.breaths }, null, 2) + "\n");
+    process.stdout.write(end.text + "\n");
     return;
   }
   const lines = ["time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db"];

@@ -23,7 +23,7 @@ try {
     engine.start(sampleRate);
     const begin = performance.now();
     engine.process(samples);
-    breaths = engine.finish().breaths;
+    breaths = engine.finish().document.breaths;
     times.push((performance.now() - begin) / 1000);
   }
   times.sort((a, b) => a - b);

@@ -5,12 +5,12 @@
 // samples: the median of N runs, as times real time, as `opep benchmark` reports the native one.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { OPEPEngine } from "./engine.mjs";
+import { OPEPEngine } from "../Sources/OPEPServer/Dashboard/engine.mjs";
 import { readWAV } from "./analyze.mjs";
 
 const args = process.argv.slice(2);
 let runs = 9;
-let enginePath = fileURLToPath(new URL("./opep-engine.wasm", import.meta.url));
+let enginePath = fileURLToPath(new URL("../Sources/OPEPServer/Dashboard/opep-engine.wasm", import.meta.url));
 const files = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--runs") runs = Number(args[++i]);
@@ -30,7 +30,7 @@ for (let run = 0; run < runs; run++) {
   engine.start(sampleRate);
   const begin = process.hrtime.bigint();
   engine.process(samples);
-  breaths = engine.finish().breaths.length;
+  breaths = engine.finish().document.breaths.length;
   times.push(Number(process.hrtime.bigint() - begin) / 1e9);
 }
 times.sort((a, b) => a - b);

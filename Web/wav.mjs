@@ -1,8 +1,8 @@
 // WAV decoding for the page and for Node: PCM 8/16/24/32-bit and float 32/64, any channel count.
 
-/** A WAV file's sample rate and its samples as the native decoder gives them: mono (the
- * channels' average), in Float32, clamped to -1...1 for floating-point data. Throws an Error
- * saying what is wrong with the file. */
+/** A WAV file's sample rate, its samples as the native decoder gives them (mono: the channels'
+ * average, in Float32, clamped to -1...1 for floating-point data) and its format described as
+ * `opep analyze` describes it. Throws an Error saying what is wrong with the file. */
 export function decodeWAV(bytes) {
   const fail = (message) => { throw new Error(message); };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -16,8 +16,9 @@ export function decodeWAV(bytes) {
     if (tag(offset) === "fmt ") {
       let formatTag = view.getUint16(body, true);
       const bits = view.getUint16(body + 14, true);
-      if (formatTag === 0xfffe && size >= 40) formatTag = view.getUint16(body + 24, true);
-      format = { formatTag, channels: view.getUint16(body + 2, true), sampleRate: view.getUint32(body + 4, true), bits };
+      const extensible = formatTag === 0xfffe && size >= 40;
+      if (extensible) formatTag = view.getUint16(body + 24, true);
+      format = { formatTag, extensible, channels: view.getUint16(body + 2, true), sampleRate: view.getUint32(body + 4, true), bits };
     } else if (tag(offset) === "data") {
       data = { offset: body, size: Math.min(size, bytes.length - body) };
     }
@@ -25,7 +26,7 @@ export function decodeWAV(bytes) {
   }
   if (!format) fail(`no fmt chunk`);
   if (!data) fail(`no data chunk`);
-  const { formatTag, channels, sampleRate, bits } = format;
+  const { formatTag, extensible, channels, sampleRate, bits } = format;
   const width = bits / 8;
   const load = {
     "1/8": (o) => view.getUint8(o), "1/16": (o) => view.getInt16(o, true),
@@ -53,6 +54,8 @@ export function decodeWAV(bytes) {
     }
     samples[i] = isFloat ? (Number.isNaN(value) ? 0 : Math.min(Math.max(value, -1), 1)) : value;
   }
-  return { sampleRate, samples };
+  const encoding = formatTag === 3 ? `${bits}-bit float` : bits === 8 ? "8-bit unsigned integer" : `${bits}-bit integer`;
+  const description = `WAV${extensible ? " (extensible)" : ""} ${encoding}, ${channels} channel${channels === 1 ? "" : "s"}, ${sampleRate} Hz`;
+  return { sampleRate, samples, description };
 }
 

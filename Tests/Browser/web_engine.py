@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The WebAssembly engine in a real browser.
 
-Serves Web/ (with Web/opep-engine.wasm from scripts/build-web.sh) and a simulated 48 kHz session on
-loopback, opens Web/benchmark.html in headless Chromium, checks that the engine finds the same
+Serves Web/benchmark.html with the page's engine (Sources/OPEPServer/Dashboard: engine.mjs and
+opep-engine.wasm, built by scripts/build-web.sh) and a simulated 48 kHz session on loopback, opens Web/benchmark.html in headless Chromium, checks that the engine finds the same
 breaths in the page as the native `opep analyze`, and prints its speed there.
 
     Tests/Browser/web_engine.py [--opep .build/debug/opep] [--runs 9]
@@ -13,7 +13,9 @@ import argparse, functools, http.server, json, os, shutil, subprocess, sys, temp
 
 from dashboard_e2e import WebDriver, free_port, wait
 
-WEB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Web")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+WEB = os.path.join(ROOT, "Web")
+DASHBOARD = os.path.join(ROOT, "Sources", "OPEPServer", "Dashboard")
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -29,14 +31,16 @@ def main():
     parser.add_argument("--opep", default=".build/debug/opep")
     parser.add_argument("--runs", type=int, default=9)
     options = parser.parse_args()
-    engine = os.path.join(WEB, "opep-engine.wasm")
+    engine = os.path.join(DASHBOARD, "opep-engine.wasm")
     if not os.path.exists(engine):
         sys.exit(f"{engine}: no engine (run scripts/build-web.sh first)")
     site = tempfile.mkdtemp(prefix="opep-web-")
     driver = server = chromedriver = None
     try:
-        for name in ["benchmark.html", "benchmark-page.mjs", "engine.mjs", "wav.mjs", "opep-engine.wasm"]:
+        for name in ["benchmark.html", "benchmark-page.mjs", "wav.mjs"]:
             shutil.copy(os.path.join(WEB, name), site)
+        for name in ["engine.mjs", "opep-engine.wasm"]:
+            shutil.copy(os.path.join(DASHBOARD, name), site)
         wav = os.path.join(site, "session.wav")
         subprocess.run([options.opep, "simulate", "-o", wav, "--sample-rate", "48000", "--sets", "1",
                         "--breaths", "10", "--seed", "5"], check=True, capture_output=True)

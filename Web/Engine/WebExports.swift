@@ -4,40 +4,60 @@
 //
 // A frame is `WebSession.frameValues` doubles: time (s), pitch (Hz, NaN for none), pressure
 // (cmH2O, NaN), confidence, exhaling (0 or 1), zone (-1 none, 0 below, 1 in, 2 above), level (dB).
-// A breath is `WebSession.breathValues` doubles: index, set, start (s), end (s), mean pressure,
-// mean pitch, share in target, flutter share (NaN where there is none).
+// Events are `WebSession.eventValues` doubles (see `WebSession.append`); at the end the whole
+// analysis document is JSON text, as `opep analyze --format json` writes it.
 
 struct WebSession {
     static let frameValues = 7
-    static let breathValues = 8
+    static let eventValues = 7
 
     var analyzer: SessionAnalyzer
+    let configuration: SessionAnalyzer.Configuration
+    let source: AnalysisSource
     let input: UnsafeMutablePointer<Float>
     let inputCapacity: Int
     let frames: UnsafeMutablePointer<Double>
     let frameCapacity: Int
-    var breaths: UnsafeMutablePointer<Double>?
+    /// The newest live frame of the last call, time NaN when there was none.
+    let live: UnsafeMutablePointer<Double>
+    /// The events of the last call, `eventValues` doubles each (at most `eventCapacity`).
+    let newEvents: UnsafeMutablePointer<Double>
+    static let eventCapacity = 256
+    var newEventCount = 0
+    var events: [SessionEvent] = []
+    var outputs: [SessionOutput] = []
+    /// The analysis document once finished: UTF-8 JSON.
+    var document: UnsafeMutableBufferPointer<UInt8>?
 
-    init(sampleRate: Double, inputCapacity: Int) throws(EngineConfigurationError) {
-        analyzer = try SessionAnalyzer(configuration: SessionAnalyzer.Configuration(sampleRate: sampleRate))
+    init(configuration: SessionAnalyzer.Configuration, source: AnalysisSource, inputCapacity: Int) throws(EngineConfigurationError) {
+        analyzer = try SessionAnalyzer(configuration: configuration)
+        self.configuration = configuration
+        self.source = source
         self.inputCapacity = inputCapacity
         input = .allocate(capacity: inputCapacity)
         input.initialize(repeating: 0, count: inputCapacity)
-        let samplesPerFrame = analyzer.frameInterval * sampleRate
+        let samplesPerFrame = analyzer.frameInterval * configuration.sampleRate
         frameCapacity = Int(Double(inputCapacity) / samplesPerFrame) + Int(analyzer.latency / analyzer.frameInterval) + 16
         frames = .allocate(capacity: frameCapacity * Self.frameValues)
         frames.initialize(repeating: 0, count: frameCapacity * Self.frameValues)
+        live = .allocate(capacity: Self.frameValues)
+        live.initialize(repeating: .nan, count: Self.frameValues)
+        newEvents = .allocate(capacity: Self.eventCapacity * Self.eventValues)
+        newEvents.initialize(repeating: .nan, count: Self.eventCapacity * Self.eventValues)
+        events.reserveCapacity(256)
+        outputs.reserveCapacity(256)
     }
 
     func release() {
         input.deallocate()
         frames.deallocate()
-        breaths?.deallocate()
+        live.deallocate()
+        newEvents.deallocate()
+        document?.deallocate()
     }
 
-    /// Writes `frame` as the `index`th frame of `frames`.
-    static func write(_ frame: SessionFrame, into frames: UnsafeMutablePointer<Double>, at index: Int) {
-        let slot = frames + index * frameValues
+    /// Writes `frame` at `slot` as `frameValues` doubles.
+    static func write(_ frame: SessionFrame, to slot: UnsafeMutablePointer<Double>) {
         slot[0] = frame.time
         slot[1] = frame.pitch ?? .nan
         slot[2] = frame.pressure ?? .nan
@@ -52,55 +72,139 @@ struct WebSession {
         slot[6] = frame.levelDB
     }
 
-    mutating func process(count: Int) -> Int {
-        var written = 0
-        let (frames, capacity) = (self.frames, frameCapacity)
-        analyzer.process(UnsafeBufferPointer(start: input, count: min(count, inputCapacity))) { output in
-            guard case let .frame(frame) = output, written < capacity else { return }
-            Self.write(frame, into: frames, at: written)
-            written += 1
+    /// Adds `event` to the new events: kind (0 breath started, 1 breath ended, 2 huff cough,
+    /// 3 set ended), time, duration, breath, set, and for an ended breath or set its mean
+    /// pressure and share in target (NaN where there is none).
+    mutating func append(_ event: SessionEvent) {
+        events.append(event)
+        let kind: Double
+        var mean: Double?
+        var share: Double?
+        switch event.kind {
+        case .breathStarted: kind = 0
+        case .breathEnded:
+            kind = 1
+            if let breath = analyzer.report.breaths.last(where: { $0.index == event.breath }) {
+                (mean, share) = (breath.meanPressure, breath.shareInTarget)
+            }
+        case .huffCough: kind = 2
+        case .setEnded:
+            kind = 3
+            if let set = analyzer.report.sets.last(where: { $0.index == event.set }) {
+                (mean, share) = (set.meanPressure, set.shareInTarget)
+            }
+        }
+        guard newEventCount < Self.eventCapacity else { return }
+        let slot = newEvents + newEventCount * Self.eventValues
+        slot[0] = kind
+        slot[1] = event.time
+        slot[2] = event.duration ?? .nan
+        slot[3] = event.breath.map(Double.init) ?? .nan
+        slot[4] = event.set.map(Double.init) ?? .nan
+        slot[5] = mean ?? .nan
+        slot[6] = share ?? .nan
+        newEventCount += 1
+    }
+
+    /// Hands out one output of the analyzer; returns the frames written so far.
+    private mutating func take(_ output: SessionOutput, written: Int) -> Int {
+        switch output {
+        case let .frame(frame):
+            guard written < frameCapacity else { return written }
+            Self.write(frame, to: frames + written * Self.frameValues)
+            return written + 1
+        case let .live(frame):
+            Self.write(frame, to: live)
+        case let .event(event):
+            append(event)
         }
         return written
     }
 
-    mutating func finish() -> (frames: Int, breaths: Int) {
+    /// Hands out the outputs collected, in order; returns the frames written.
+    private mutating func handOut(_ collected: [SessionOutput]) -> Int {
+        live[0] = .nan
+        newEventCount = 0
         var written = 0
-        let (frames, capacity) = (self.frames, frameCapacity)
-        let report = analyzer.finish { output in
-            guard case let .frame(frame) = output, written < capacity else { return }
-            Self.write(frame, into: frames, at: written)
-            written += 1
-        }
-        let list = UnsafeMutablePointer<Double>.allocate(capacity: max(1, report.breaths.count) * Self.breathValues)
-        for (i, breath) in report.breaths.enumerated() {
-            let slot = list + i * Self.breathValues
-            slot[0] = Double(breath.index)
-            slot[1] = Double(breath.set)
-            slot[2] = breath.start
-            slot[3] = breath.end
-            slot[4] = breath.meanPressure ?? .nan
-            slot[5] = breath.meanPitch ?? .nan
-            slot[6] = breath.shareInTarget ?? .nan
-            slot[7] = breath.flutterShare
-        }
-        breaths?.deallocate()
-        breaths = list
-        return (written, report.breaths.count)
+        for output in collected { written = take(output, written: written) }
+        return written
+    }
+
+    mutating func process(count: Int) -> Int {
+        var collected = outputs
+        collected.removeAll(keepingCapacity: true)
+        analyzer.process(UnsafeBufferPointer(start: input, count: min(count, inputCapacity))) { collected.append($0) }
+        outputs = collected
+        return handOut(collected)
+    }
+
+    mutating func finish(pretty: Bool) -> Int {
+        var collected: [SessionOutput] = []
+        let report = analyzer.finish { collected.append($0) }
+        let written = handOut(collected)
+        let text = AnalysisJSON.document(
+            source: source, configuration: configuration, frameInterval: analyzer.frameInterval, latency: analyzer.latency,
+            report: report, events: events
+        ).text(pretty: pretty)
+        document?.deallocate()
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: text.count)
+        _ = bytes.initialize(from: text)
+        document = bytes
+        return written
     }
 }
 
 nonisolated(unsafe) private var session: WebSession?
-nonisolated(unsafe) private var breathCount = 0
+nonisolated(unsafe) private var source = AnalysisSource()
+private let textCapacity = 1024
+nonisolated(unsafe) private let textBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: textCapacity)
 
-/// Starts an analysis at `sampleRate` Hz taking chunks of up to `inputCapacity` samples; returns 0,
-/// or -1 when the sample rate or capacity is out of range.
+/// Where JavaScript writes a text (UTF-8, up to 1024 bytes) before ``opepSetText(kind:length:)``.
+@_cdecl("opep_text")
+public func opepText() -> UnsafeMutablePointer<UInt8>? { textBuffer }
+
+/// Sets a text of the next session's document from the text buffer: 0 the device's name, 1 the
+/// file, 2 the format, 3 when it was recorded (ISO 8601; empty for none). Returns 0, or -1.
+@_cdecl("opep_set_text")
+public func opepSetText(kind: Int32, length: Int32) -> Int32 {
+    guard length >= 0, Int(length) <= textCapacity else { return -1 }
+    let text = String(decoding: UnsafeBufferPointer(start: textBuffer, count: Int(length)), as: UTF8.self)
+    switch kind {
+    case 0: deviceName = text
+    case 1: source.file = text
+    case 2: source.format = text
+    case 3: source.recordedAt = text.isEmpty ? nil : text
+    default: return -1
+    }
+    return 0
+}
+
+nonisolated(unsafe) private var deviceName = DeviceProfile.acapella.name
+
+/// Starts an analysis at `sampleRate` Hz taking chunks of up to `inputCapacity` samples, for the
+/// target `low`-`high` cmH2O and a device line `intercept + slope × pitch` over `lowerHz`-`upperHz`
+/// (NaN: the Acapella's line and the standard target). Returns 0, or -1 when a value is out of
+/// range.
 @_cdecl("opep_start")
-public func opepStart(sampleRate: Double, inputCapacity: Int32) -> Int32 {
+public func opepStart(
+    sampleRate: Double, inputCapacity: Int32, low: Double, high: Double,
+    intercept: Double, slope: Double, lowerHz: Double, upperHz: Double
+) -> Int32 {
     session?.release()
     session = nil
     guard inputCapacity > 0 else { return -1 }
+    var device = DeviceProfile.acapella
+    device.name = deviceName
+    if !intercept.isNaN { device.interceptCmH2O = intercept }
+    if !slope.isNaN { device.slopeCmH2OPerHz = slope }
+    if !lowerHz.isNaN { device.lowerFrequency = lowerHz }
+    if !upperHz.isNaN { device.upperFrequency = upperHz }
+    var target = TargetRange.standard
+    if !low.isNaN { target.lowerCmH2O = low }
+    if !high.isNaN { target.upperCmH2O = high }
     do {
-        session = try WebSession(sampleRate: sampleRate, inputCapacity: Int(inputCapacity))
+        let configuration = SessionAnalyzer.Configuration(sampleRate: sampleRate, device: device, target: target)
+        session = try WebSession(configuration: configuration, source: source, inputCapacity: Int(inputCapacity))
         return 0
     } catch {
         return -1
@@ -122,21 +226,31 @@ public func opepProcess(count: Int32) -> Int32 {
 @_cdecl("opep_frames")
 public func opepFrames() -> UnsafeMutablePointer<Double>? { session?.frames }
 
-/// Ends the session: writes the frames still held back and the breaths; returns the frame count.
+/// The newest live frame of the last `opep_process` (its time is NaN when there was none).
+@_cdecl("opep_live")
+public func opepLive() -> UnsafeMutablePointer<Double>? { session?.live }
+
+/// The events of the last `opep_process` or `opep_finish`, and how many.
+@_cdecl("opep_events")
+public func opepEvents() -> UnsafeMutablePointer<Double>? { session?.newEvents }
+
+@_cdecl("opep_event_count")
+public func opepEventCount() -> Int32 { Int32(session?.newEventCount ?? 0) }
+
+/// Ends the session: writes the frames still held back and the analysis document (pretty-printed
+/// when `pretty` is 1); returns the frame count.
 @_cdecl("opep_finish")
-public func opepFinish() -> Int32 {
+public func opepFinish(pretty: Int32) -> Int32 {
     guard session != nil else { return -1 }
-    let (frames, breaths) = session!.finish()
-    breathCount = breaths
-    return Int32(frames)
+    return Int32(session!.finish(pretty: pretty == 1))
 }
 
-/// The breaths `opep_finish` found, and how many.
-@_cdecl("opep_breaths")
-public func opepBreaths() -> UnsafeMutablePointer<Double>? { session?.breaths }
+/// The analysis document `opep_finish` wrote (UTF-8 JSON), and its length in bytes.
+@_cdecl("opep_document")
+public func opepDocument() -> UnsafeMutablePointer<UInt8>? { session?.document?.baseAddress }
 
-@_cdecl("opep_breath_count")
-public func opepBreathCount() -> Int32 { Int32(breathCount) }
+@_cdecl("opep_document_length")
+public func opepDocumentLength() -> Int32 { Int32(session?.document?.count ?? 0) }
 
 /// The Embedded runtime writes its fatal-error messages with `putchar`. The page gives the engine
 /// no console, so they are dropped (a trap still stops it) and no WASI import is needed.

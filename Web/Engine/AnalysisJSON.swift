@@ -1,0 +1,164 @@
+// The analysis document of `opep analyze --format json` (SessionAnalysis in OPEPHistory), built
+// for the page: `{settings, summary, breaths, sets, events}` with the same keys, which the native
+// Codable conformances of OPEPKit define. WebEngineTests compare the two byte for byte.
+
+/// What the page knows about the input besides the samples.
+struct AnalysisSource {
+    /// The recording's name, or a name for a live session.
+    var file = "live"
+    /// What the input was, e.g. "WAV 16-bit integer, 1 channel, 44100 Hz".
+    var format = "live microphone, 32-bit float"
+    /// When the session started (ISO 8601, UTC), for a live session; nil for a recording.
+    var recordedAt: String?
+}
+
+enum AnalysisJSON {
+    static func document(
+        source: AnalysisSource, configuration: SessionAnalyzer.Configuration, frameInterval: Double, latency: Double,
+        report: SessionReport, events: [SessionEvent]
+    ) -> JSONValue {
+        .object([
+            ("settings", settings(source, configuration, frameInterval: frameInterval, latency: latency)),
+            ("summary", summary(report.summary)),
+            ("breaths", .array(report.breaths.map(breath))),
+            ("sets", .array(report.sets.map(therapySet))),
+            ("events", .array(events.map(event))),
+        ])
+    }
+
+    static func settings(
+        _ source: AnalysisSource, _ c: SessionAnalyzer.Configuration, frameInterval: Double, latency: Double
+    ) -> JSONValue {
+        .members([
+            ("file", .string(source.file)),
+            ("format", .string(source.format)),
+            ("recorded_at", source.recordedAt.map { .string($0) }),
+            ("sample_rate", .number(c.sampleRate)),
+            ("device", device(c.device)),
+            ("target", .object([("lower_cmh2o", .number(c.target.lowerCmH2O)), ("upper_cmh2o", .number(c.target.upperCmH2O))])),
+            ("frame_interval_s", .number(frameInterval)),
+            ("latency_s", .number(latency)),
+            ("noise_floor_db", .value(c.detector.noiseFloorDB)),
+            ("set_pause_s", .number(c.setPause)),
+            ("tracker", tracker(c.tracker)),
+            ("detector", detector(c.detector)),
+            ("warnings", .array([])),
+        ])
+    }
+
+    static func device(_ d: DeviceProfile) -> JSONValue {
+        .object([
+            ("name", .string(d.name)),
+            ("lower_frequency_hz", .number(d.lowerFrequency)),
+            ("upper_frequency_hz", .number(d.upperFrequency)),
+            ("intercept_cmh2o", .number(d.interceptCmH2O)),
+            ("slope_cmh2o_per_hz", .number(d.slopeCmH2OPerHz)),
+        ])
+    }
+
+    static func tracker(_ t: FlutterPitchTracker.Configuration) -> JSONValue {
+        .object([
+            ("method", .string(t.method.rawValue)),
+            ("sample_rate", .number(t.sampleRate)),
+            ("lower_frequency", .number(t.lowerFrequency)),
+            ("upper_frequency", .number(t.upperFrequency)),
+            ("high_pass_cutoff", .number(t.highPassCutoff)),
+            ("energy_rate", .number(t.energyRate)),
+            ("analysis_rate", .number(t.analysisRate)),
+            ("smoothing_fraction", .number(t.smoothingFraction)),
+            ("frame_interval", .number(t.frameInterval)),
+            ("analysis_duration", .number(t.analysisDuration)),
+            ("acceptance", .number(t.acceptance)),
+            ("continuation_acceptance", .number(t.continuationAcceptance)),
+            ("fade_drop", .number(t.fadeDrop)),
+            ("minimum_modulation", .number(t.minimumModulation)),
+            ("decay_rate", .number(t.decayRate)),
+            ("max_run_length", .integer(t.maxRunLength)),
+            ("search_width", .number(t.searchWidth)),
+            ("consistency", .number(t.consistency)),
+            ("report_after", .integer(t.reportAfter)),
+            ("acquisition_interval", .number(t.acquisitionInterval)),
+            ("hold_duration", .number(t.holdDuration)),
+        ])
+    }
+
+    static func detector(_ d: ExhalationDetector.Configuration) -> JSONValue {
+        .members([
+            ("on_margin_db", .number(d.onMarginDB)),
+            ("off_margin_db", .number(d.offMarginDB)),
+            ("noise_floor_db", .value(d.noiseFloorDB)),
+            ("floor_percentile", .number(d.floorPercentile)),
+            ("floor_window", .number(d.floorWindow)),
+            ("absolute_floor_db", .number(d.absoluteFloorDB)),
+            ("confirm_duration", .number(d.confirmDuration)),
+            ("minimum_duration", .number(d.minimumDuration)),
+            ("onset_allowance", .number(d.onsetAllowance)),
+            ("maximum_confirm_delay", .number(d.maximumConfirmDelay)),
+            ("release_drop_db", .number(d.releaseDropDB)),
+            ("hangover", .number(d.hangover)),
+            ("flutter_gap", .number(d.flutterGap)),
+            ("minimum_breath", .number(d.minimumBreath)),
+            ("minimum_heard_share", .number(d.minimumHeardShare)),
+            ("huff_durations", .array([.number(d.huffDurations.lowerBound), .number(d.huffDurations.upperBound)])),
+            ("huff_margin_db", .number(d.huffMarginDB)),
+            ("huff_below_exhalation_db", .number(d.huffBelowExhalationDB)),
+            ("inhalation_durations", .array([.number(d.inhalationDurations.lowerBound), .number(d.inhalationDurations.upperBound)])),
+        ])
+    }
+
+    static func summary(_ s: SessionSummary) -> JSONValue {
+        .members([
+            ("duration_s", .number(s.duration)),
+            ("breaths", .integer(s.breathCount)),
+            ("sets", .integer(s.setCount)),
+            ("huff_coughs", .integer(s.huffCoughCount)),
+            ("exhalation_time_s", .number(s.exhalationTime)),
+            ("mean_breath_duration_s", .value(s.meanBreathDuration)),
+            ("mean_pressure_cmh2o", .value(s.meanPressure)),
+            ("mean_pitch_hz", .value(s.meanPitch)),
+            ("time_share", s.zoneShares.map { shares in
+                .object([("below", .number(shares.below)), ("in", .number(shares.within)), ("above", .number(shares.above))])
+            }),
+            ("exhalation_inhalation_ratio", .value(s.exhalationInhalationRatio)),
+            ("inhalations_heard", .integer(s.inhalationsHeard)),
+        ])
+    }
+
+    static func breath(_ b: Breath) -> JSONValue {
+        .members([
+            ("index", .integer(b.index)),
+            ("set", .integer(b.set)),
+            ("start_s", .number(b.start)),
+            ("end_s", .number(b.end)),
+            ("duration_s", .number(b.duration)),
+            ("mean_pressure_cmh2o", .value(b.meanPressure)),
+            ("min_pressure_cmh2o", .value(b.minPressure)),
+            ("max_pressure_cmh2o", .value(b.maxPressure)),
+            ("mean_pitch_hz", .value(b.meanPitch)),
+            ("share_in_target", .value(b.shareInTarget)),
+            ("flutter_share", .number(b.flutterShare)),
+        ])
+    }
+
+    static func therapySet(_ s: TherapySet) -> JSONValue {
+        .members([
+            ("index", .integer(s.index)),
+            ("start_s", .number(s.start)),
+            ("end_s", .number(s.end)),
+            ("breaths", .integer(s.breathCount)),
+            ("huff_coughs", .integer(s.huffCoughs)),
+            ("mean_pressure_cmh2o", .value(s.meanPressure)),
+            ("share_in_target", .value(s.shareInTarget)),
+        ])
+    }
+
+    static func event(_ e: SessionEvent) -> JSONValue {
+        .members([
+            ("type", .string(e.kind.rawValue)),
+            ("time_s", .number(e.time)),
+            ("duration_s", .value(e.duration)),
+            ("breath", .value(e.breath)),
+            ("set", .value(e.set)),
+        ])
+    }
+}
