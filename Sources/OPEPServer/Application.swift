@@ -38,6 +38,8 @@ public func buildRouter(_ configuration: ServerConfiguration, store: HistoryStor
         _ = try sessionID(context)
         return try files.response(for: ["session.html"])
     }
+    router.get("/manifest.webmanifest") { _, _ in try files.response(for: ["manifest.webmanifest"]) }
+    router.get("/sw.js") { _, _ in try files.response(for: ["sw.js"]) }
     router.get("/assets/**") { _, context in
         try files.response(for: context.parameters.getCatchAll().map(String.init), underAssets: true)
     }

@@ -95,7 +95,7 @@ struct DashboardFiles: Sendable {
     static let contentTypes: [String: String] = [
         "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "mjs": "text/javascript; charset=utf-8",
         "css": "text/css; charset=utf-8", "svg": "image/svg+xml", "png": "image/png", "json": "application/json",
-        "ico": "image/x-icon", "webmanifest": "application/manifest+json", "txt": "text/plain; charset=utf-8",
+        "ico": "image/x-icon", "webmanifest": "application/manifest+json", "wasm": "application/wasm", "txt": "text/plain; charset=utf-8",
         "woff2": "font/woff2",
     ]
 

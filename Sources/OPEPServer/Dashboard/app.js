@@ -1,10 +1,16 @@
-// The live coach: captures the microphone, streams it to the server over /live (see
+// The live coach: captures the microphone, hands it to the engine over the /live protocol (see
 // docs/live-protocol.md) and shows the pressure, the breath and set counts, the huff-cough cue,
-// the 30-second trace and, after Stop, the session's summary.
+// the 30-second trace and, after Stop, the session's summary. The engine runs in the page
+// (engine-link.js: the Swift engine as WebAssembly, no network needed) unless the browser cannot
+// or the address asks for `?engine=server`, which streams to `opep serve` instead. Sessions are
+// kept on this device (device-history.js) and, when the page comes from `opep serve`, in its
+// history too.
 
 import { createGauge, drawTrace } from './charts.js';
 import { bindPlanForm, loadPlan, DEFAULT_PLAN } from './plan.js';
-import { clock, el, exhalationSpans, exportLinks, fetchJSON, num, renderSummary } from './common.js';
+import { clock, el, exhalationSpans, exportLinks, fetchJSON, num, pct, renderSummary } from './common.js';
+import { EngineLink, pageEngineAvailable } from './engine-link.js';
+import { documentName, forgetSession, keepSession, keptSessions, sendSession } from './device-history.js';
 
 const $ = (id) => document.getElementById(id);
 const WINDOW_S = 30;            // seconds of trace shown
@@ -13,6 +19,7 @@ const CHUNK_S = 0.1;            // audio per binary message
 // normal while breathing in and holding (4-5 s): warn only after longer, and not while resting.
 const NOT_HEARING_AFTER_MS = 8000;
 const HOLD_MS = 400;            // keep the last pressure on screen through short gaps in the flutter
+const TRACE_REDRAW_MS = 100;    // the 30-second trace moves 1/300 of its width per redraw: smooth, and light on a phone
 const LITTLE_ENDIAN = new Uint8Array(new Float32Array([1]).buffer)[3] === 0x3f;
 
 const ZONES = {
@@ -26,6 +33,8 @@ let session = null;              // the running session, null when idle
 let shown = null;                // the session whose trace is on screen (kept after Stop)
 let gauge = null;
 let gaugeMax = 0;
+const ENGINE = new URLSearchParams(location.search).get('engine') === 'server' || !pageEngineAvailable() ? 'server' : 'page';
+let serverHere = false;           // the page came from `opep serve`, which keeps the history
 
 // ---------------------------------------------------------------------------------------------
 // Small display helpers.
@@ -171,7 +180,7 @@ function newSession(p) {
     live: [], frames: [], lastLiveT: 0, lastLiveAt: performance.now(), liveCount: 0, frameCount: 0,
     lastPressureAt: 0, breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false,
     elapsed: 0, elapsedAt: performance.now(), notHearingSince: null, lastStatusAt: performance.now(),
-    raf: 0, diagAt: 0, stale: false,
+    raf: 0, diagAt: 0, traceAt: 0, stale: false,
   };
 }
 
@@ -188,7 +197,7 @@ async function start() {
   showPlan(s.plan);
   try {
     if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
-      throw new Error('This page cannot use the microphone here. Open it as http://127.0.0.1:PORT or http://localhost:PORT on this computer, in a current browser.');
+      throw new Error('This page cannot use the microphone here. Open it over https://, or as http://127.0.0.1:PORT or http://localhost:PORT on this computer, in a current browser.');
     }
     s.ctx = new AudioContext();          // created inside the click, so it may start
     s.ctx.resume().catch(() => {});
@@ -202,8 +211,8 @@ async function start() {
       setStatus('The microphone stopped (unplugged or taken by another app). The session so far is being saved.', true);
       stop();
     });
-    await s.ctx.audioWorklet.addModule('/assets/capture-worklet.js').catch(() => {
-      throw new Error('the audio module could not be loaded. Is `opep serve` still running?');
+    await s.ctx.audioWorklet.addModule(new URL('./capture-worklet.js', import.meta.url).href).catch(() => {
+      throw new Error('the audio module could not be loaded. Reload the page and try again.');
     });
     if (session !== s) throw new Error('stopped');
     s.source = s.ctx.createMediaStreamSource(s.stream);
@@ -231,9 +240,11 @@ async function start() {
 }
 
 function connect(s) {
-  setStatus('Connecting to the opep server…');
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/live`);
+  s.local = ENGINE === 'page';
+  setStatus(s.local ? 'Starting the engine…' : 'Connecting to the opep server…');
+  const ws = s.local ? new EngineLink() : new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/live`);
   s.ws = ws;
+  const where = s.local ? 'the engine in this page' : 'the opep server';
   ws.binaryType = 'arraybuffer';
   ws.onopen = () => {
     ws.send(JSON.stringify({ type: 'start', sample_rate: s.ctx.sampleRate, plan: s.plan, keep_audio: false }));
@@ -245,15 +256,15 @@ function connect(s) {
     onMessage(s, msg);
   };
   ws.onerror = () => {
-    if (!s.finished) setStatus('Connection error: is `opep serve` still running?', true);
+    if (!s.finished) setStatus(s.local ? 'The engine in this page failed.' : 'Connection error: is `opep serve` still running?', true);
   };
   ws.onclose = (event) => {
     if (s.finished) return;
     if (!s.started) {
       const why = s.lastError || event.reason;
-      setStatus(why ? `The server did not start the session: ${why}` : 'Could not connect to the opep server. Is `opep serve` running?', true);
+      setStatus(why ? `${where} did not start the session: ${why}`.replace(/^t/, 'T') : 'Could not connect to the opep server. Is `opep serve` running?', true);
     } else if (!s.stopSent) {
-      setStatus('The connection to the server was lost. The session so far has been saved.', true);
+      setStatus(s.local ? `The engine in this page stopped: ${event.reason}` : 'The connection to the server was lost. The session so far has been saved.', true);
     }
     finish(s);
   };
@@ -299,7 +310,7 @@ function onMessage(s, msg) {
     case 'event': return onEvent(s, msg);
     case 'status': return onStatus(s, msg);
     case 'summary': return onSummary(s, msg);
-    case 'error': s.lastError = msg.message; return setStatus(`Server: ${msg.message}`, true);
+    case 'error': s.lastError = msg.message; return setStatus(`${s.local ? 'Engine' : 'Server'}: ${msg.message}`, true);
     default: return undefined;
   }
 }
@@ -408,6 +419,11 @@ function onStatus(s, msg) {
   s.lastStatusAt = now;
   if (s.stale) { s.stale = false; setStatus('Listening again.'); }
   if (typeof msg.elapsed_s === 'number') { s.elapsed = msg.elapsed_s; s.elapsedAt = now; }
+  if (typeof msg.engine_busy_s === 'number' && msg.elapsed_s > 0) {
+    const share = msg.engine_busy_s / msg.elapsed_s;
+    $('diagnostics').dataset.engineShare = share.toFixed(5);
+    setText('diag-engine', `${(share * 100).toFixed(2)} % of real time`);
+  }
   if (typeof msg.sets === 'number') { s.setsDone = msg.sets; s.setNo = msg.sets + 1; }
   if (typeof msg.breaths_in_set === 'number') s.breathsInSet = msg.breaths_in_set;
   if (s.breathsInSet >= p.breaths_per_set && !s.inBreath && $('huff-cue').hidden) {
@@ -430,15 +446,46 @@ function onSummary(s, msg) {
   if (msg.session_id !== undefined) s.sessionId = msg.session_id;
   showSummary(s, msg);
   const heard = (msg.summary?.breaths ?? msg.breaths?.length ?? 0) > 0;
-  setStatus(`Session ${s.sessionId ?? ''} saved.`.replace('  ', ' ') + (heard ? ' Well done.' : ' No breaths through the device were heard.'));
+  const praise = heard ? ' Well done.' : ' No breaths through the device were heard.';
+  if (typeof msg.document === 'string') {
+    setStatus(`Saving the session…${praise}`);
+    keepHere(s, msg, praise);
+  } else {
+    setStatus(`Session ${s.sessionId ?? ''} saved.`.replace('  ', ' ') + praise);
+  }
   finish(s);
+}
+
+/** Keeps a session the page's engine measured on this device, and in the server's history when
+ * the page came from `opep serve`. */
+async function keepHere(s, msg, praise) {
+  let record;
+  try {
+    record = await keepSession({ document: msg.document, recordedAt: msg.recorded_at, plan: s.plan });
+    s.record = record;
+  } catch (error) {
+    setStatus(`The session could not be kept on this device (${error.message}).`, true);
+  }
+  if (serverHere) {
+    try {
+      s.sessionId = await sendSession(record ?? { id: '', document: msg.document }, location.origin);
+      setStatus(`Session ${s.sessionId} saved.${praise}`);
+    } catch (error) {
+      setStatus(`Saved on this device; the server did not take it: ${error.message}`, true);
+    }
+  } else if (record) {
+    setStatus(`Session saved on this device.${praise}`);
+  }
+  showSummary(s, msg);
+  showDeviceSessions();
 }
 
 function showSummary(s, data) {
   const box = $('summary');
   renderSummary($('summary-body'), { summary: data.summary, breaths: data.breaths, sets: data.sets, plan: s.plan }, 'summary');
   $('summary-links').replaceChildren(...(s.sessionId !== null && s.sessionId !== undefined
-    ? [el('span', {}, `Saved as session ${s.sessionId}: `), exportLinks(s.sessionId, { page: true })] : []));
+    ? [el('span', {}, `Saved as session ${s.sessionId}: `), exportLinks(s.sessionId, { page: true })]
+    : s.record ? [el('span', {}, 'Saved on this device: '), documentLink(s.record)] : []));
   box.hidden = false;
   box.focus({ preventScroll: true });
   box.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -456,7 +503,7 @@ function tick(s) {
     s.stale = true;
     setStatus('No news from the server for a few seconds…', true);
   }
-  drawSessionTrace(s);
+  if (now - s.traceAt >= TRACE_REDRAW_MS) { s.traceAt = now; drawSessionTrace(s); }
   if (now - s.diagAt > 250) { s.diagAt = now; showDiagnostics(s); }
   s.raf = requestAnimationFrame(() => tick(s));
 }
@@ -526,7 +573,7 @@ async function finish(s) {
   $('stop').disabled = true;
   planForm.setDisabled(false);
   if (s.started) drawSessionTrace(s); else { shown = null; drawIdleTrace(); }
-  if (!s.summary && s.started && s.sessionId !== null && s.sessionId !== undefined) {
+  if (!s.summary && !s.local && s.started && s.sessionId !== null && s.sessionId !== undefined) {
     try {
       const saved = await fetchJSON(`/api/sessions/${s.sessionId}`);
       showSummary(s, saved);
@@ -534,6 +581,81 @@ async function finish(s) {
       setStatus(`${$('status').textContent} The summary could not be loaded: ${error.message}`, true);
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sessions kept on this device.
+
+/** A link that saves the session's analysis document as a JSON file. */
+function documentLink(record) {
+  const link = el('a', { href: '#', download: documentName(record) }, 'JSON');
+  link.addEventListener('click', () => {
+    link.href = URL.createObjectURL(new Blob([record.document], { type: 'application/json' }));
+    setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  });
+  return link;
+}
+
+async function showDeviceSessions() {
+  const list = $('device-sessions-list');
+  let records;
+  try {
+    records = await keptSessions();
+  } catch (error) {
+    list.replaceChildren(el('li', { class: 'error' }, `The sessions on this device cannot be read: ${error.message}`));
+    return;
+  }
+  $('device-count').textContent = String(records.length);
+  if (!records.length) {
+    list.replaceChildren(el('li', { class: 'muted' }, 'No sessions yet.'));
+    return;
+  }
+  list.replaceChildren(...records.map((record) => {
+    let summary = {};
+    try { summary = JSON.parse(record.document).summary ?? {}; } catch { /* shown without numbers */ }
+    const when = new Date(record.recorded_at);
+    const sent = Object.entries(record.sent ?? {});
+    const forget = el('button', { type: 'button', class: 'link-button' }, 'Delete');
+    forget.addEventListener('click', async () => {
+      if (!confirm('Delete this session from this device?')) return;
+      await forgetSession(record.id);
+      showDeviceSessions();
+    });
+    return el('li', { 'data-breaths': String(summary.breaths ?? 0) },
+      el('strong', {}, Number.isNaN(when.getTime()) ? record.recorded_at : when.toLocaleString()),
+      ` · ${summary.breaths ?? 0} breaths · ${summary.sets ?? 0} sets · ${num(summary.mean_pressure_cmh2o)} cmH₂O · ${pct(summary.time_share?.in)} in target `,
+      el('span', { class: 'links' }, documentLink(record), forget),
+      sent.length ? el('small', { class: 'muted' }, ` sent to ${sent.map(([origin, id]) => `${origin} (session ${id})`).join(', ')}`) : null);
+  }));
+}
+
+/** Sends every session not yet sent to the named `opep serve` (it answers with its session ids). */
+async function syncSessions(event) {
+  event.preventDefault();
+  const message = $('sync-message');
+  let origin;
+  try {
+    origin = new URL($('sync-address').value.trim()).origin;
+  } catch {
+    message.textContent = 'Give the address `opep serve` printed, e.g. https://192.168.1.20:8080.';
+    return;
+  }
+  localStorage.setItem('opep.sync', origin);
+  const records = (await keptSessions()).filter((r) => !(origin in (r.sent ?? {})));
+  let sent = 0;
+  for (const record of records) {
+    message.textContent = `Sending ${sent + 1} of ${records.length}…`;
+    try {
+      await sendSession(record, origin);
+      sent += 1;
+    } catch (error) {
+      message.textContent = `Sent ${sent} of ${records.length}; then ${origin} answered: ${error.message}`;
+      showDeviceSessions();
+      return;
+    }
+  }
+  message.textContent = records.length ? `Sent ${sent} sessions to ${origin}.` : `Every session is already on ${origin}.`;
+  showDeviceSessions();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -557,11 +679,17 @@ window.addEventListener('beforeunload', (event) => {
 ensureGauge(plan);
 showPlan(plan);
 showPressure(null, null, null, false);
-loadPlan().then(({ plan: loaded, source, error }) => {
+$('sync-form').addEventListener('submit', syncSessions);
+$('sync-address').value = localStorage.getItem('opep.sync') ?? '';
+showDeviceSessions();
+navigator.serviceWorker?.register(new URL('../sw.js', import.meta.url)).catch(() => { /* the page works online without it */ });
+loadPlan().then(({ plan: loaded, source, error, serverless }) => {
   plan = loaded;
   planForm.fill(plan);
   if (!session) showPlan(plan);
-  if (source !== 'server') {
+  serverHere = source === 'server';
+  document.body.classList.toggle('serverless', !serverHere);
+  if (source !== 'server' && !(serverless && ENGINE === 'page')) {
     setStatus(`Could not load the plan from the server (${error?.message ?? 'unknown error'}); using ${source === 'browser' ? 'the copy saved in this browser' : 'the standard plan'}.`, true);
   }
 });

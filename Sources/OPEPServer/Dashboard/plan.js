@@ -26,7 +26,8 @@ function localPlan() {
   }
 }
 
-/** The saved plan: {plan, source: 'server' | 'browser' | 'default', error?}. */
+/** The saved plan: {plan, source: 'server' | 'browser' | 'default', error?}; `serverless` when
+ * the page comes from a plain static host (no /api at all, as after `opep web export`). */
 export async function loadPlan() {
   try {
     const plan = { ...DEFAULT_PLAN, ...(await fetchJSON('/api/plan')) };
@@ -34,7 +35,8 @@ export async function loadPlan() {
     return { plan, source: 'server' };
   } catch (error) {
     const plan = localPlan();
-    return plan ? { plan, source: 'browser', error } : { plan: { ...DEFAULT_PLAN }, source: 'default', error };
+    const serverless = error.status === 404 || error.status === 405;
+    return plan ? { plan, source: 'browser', error, serverless } : { plan: { ...DEFAULT_PLAN }, source: 'default', error, serverless };
   }
 }
 
@@ -111,10 +113,11 @@ export function bindPlanForm(form, { onSaved, onMessage }) {
       onMessage('Plan saved.', false);
       onSaved(saved);
     } catch (error) {
-      if (error.network) {
+      if (error.network || error.status === 404 || error.status === 405) {
         storeLocally(plan);
         setDirty(false);
-        onMessage('The server could not be reached: the plan is kept in this browser only.', true);
+        onMessage(error.network ? 'The server could not be reached: the plan is kept in this browser only.'
+          : 'Plan saved on this device.', error.network);
         onSaved(plan);
       } else {
         onMessage(`Not saved: ${error.message}`, true);

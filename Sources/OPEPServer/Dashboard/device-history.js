@@ -1,0 +1,93 @@
+// The sessions kept on this device (IndexedDB), for the coach running without a server: each
+// finished session's analysis document (the JSON of `opep analyze --format json`, which
+// `opep history import` and POST /api/sessions take), its plan, and where it was sent. Nothing
+// leaves the device unless the user asks.
+
+const DB_NAME = 'opep';
+const STORE = 'sessions';
+
+function open() {
+  return new Promise((resolve, reject) => {
+    if (!globalThis.indexedDB) { reject(new Error('this browser keeps no data for the page (IndexedDB is off)')); return; }
+    const request = indexedDB.open(DB_NAME, 1);
+    request.onupgradeneeded = () => {
+      const store = request.result.createObjectStore(STORE, { keyPath: 'id' });
+      store.createIndex('recorded_at', 'recorded_at');
+    };
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+async function transact(mode, work) {
+  const db = await open();
+  try {
+    return await new Promise((resolve, reject) => {
+      const tx = db.transaction(STORE, mode);
+      const result = work(tx.objectStore(STORE));
+      tx.oncomplete = () => resolve(result?.result ?? result);
+      tx.onerror = () => reject(tx.error);
+      tx.onabort = () => reject(tx.error ?? new Error('the device storage refused the change'));
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Keeps a finished session: `document` is the analysis document's JSON text. Returns its record:
+ * {id, recorded_at, document, plan, sent: {origin: session id}}.
+ */
+export async function keepSession({ document, recordedAt, plan }) {
+  const record = {
+    id: `${recordedAt}-${Math.random().toString(36).slice(2, 8)}`,
+    recorded_at: recordedAt, document, plan, sent: {},
+  };
+  await transact('readwrite', (store) => store.put(record));
+  return record;
+}
+
+/** Every session kept here, newest first. */
+export async function keptSessions() {
+  const all = await transact('readonly', (store) => store.getAll());
+  return all.sort((a, b) => (a.recorded_at < b.recorded_at ? 1 : -1));
+}
+
+/** Notes that the session `id` was saved by the server at `origin` as session `sessionId`. */
+export async function markSent(id, origin, sessionId) {
+  await transact('readwrite', (store) => {
+    const request = store.get(id);
+    request.onsuccess = () => {
+      const record = request.result;
+      if (!record) return;
+      record.sent = { ...record.sent, [origin]: sessionId };
+      store.put(record);
+    };
+  });
+}
+
+/** Removes the session `id` from this device. */
+export async function forgetSession(id) {
+  await transact('readwrite', (store) => store.delete(id));
+}
+
+/**
+ * Sends the session to the opep server at `origin` (POST /api/sessions, idempotent: sending it
+ * twice saves it once); returns the server's session id.
+ */
+export async function sendSession(record, origin) {
+  const response = await fetch(new URL('/api/sessions', origin), {
+    method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: record.document,
+  });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok || typeof answer.session_id !== 'number') {
+    throw new Error(answer.error ?? `the server answered HTTP ${response.status}`);
+  }
+  await markSent(record.id, origin, answer.session_id);
+  return answer.session_id;
+}
+
+/** A file name for the session's document. */
+export function documentName(record) {
+  return `opep-session-${record.recorded_at.replace(/[:]/g, '-')}.json`;
+}

@@ -1,0 +1,154 @@
+// The coach's engine inside the page: a module Worker that answers the /live protocol of
+// docs/live-protocol.md as `opep serve` does, with the Swift engine compiled to WebAssembly
+// (engine.mjs, opep-engine.wasm), so the gauge needs no network. It takes the same messages
+// (`start`, binary chunks with a sequence number, `stop`) and sends the same ones back (`started`,
+// `live`, `frames`, `event`, `status`, `summary`, `error`); the summary carries the session's
+// analysis document, the JSON of `opep analyze --format json`.
+
+import { OPEPEngine } from './engine.mjs';
+
+const FRAME_STEP_S = 0.05;      // the trace gets one final frame in five, as from the server
+const STATUS_INTERVAL_S = 1;    // seconds of audio between status messages
+const MAX_CHUNK_S = 1;          // the longest chunk taken at once
+
+const enginePromise = fetch(new URL('./opep-engine.wasm', import.meta.url))
+  .then((response) => {
+    if (!response.ok) throw new Error(`the engine could not be loaded (HTTP ${response.status})`);
+    return response.arrayBuffer();
+  })
+  .then((bytes) => OPEPEngine.load(bytes));
+
+let engine = null;
+let session = null;
+
+const send = (message) => postMessage(JSON.stringify(message));
+const refuse = (text) => send({ type: 'error', message: text });
+const round = (value, digits) => (value === null || value === undefined ? null : Number(value.toFixed(digits)));
+
+enginePromise.then(
+  (loaded) => { engine = loaded; postMessage({ ready: true }); },
+  (error) => postMessage({ ready: false, error: error.message }));
+
+onmessage = (event) => {
+  const data = event.data;
+  if (typeof data === 'string') return onText(data);
+  if (data instanceof ArrayBuffer) return onChunk(data);
+  return refuse('a message must be JSON text or binary audio');
+};
+
+function onText(text) {
+  let message;
+  try { message = JSON.parse(text); } catch { return refuse('the message is not JSON'); }
+  if (message?.type === 'start') return start(message);
+  if (message?.type === 'stop') return session ? stop() : refuse('stop before start');
+  return refuse(`unknown message type "${message?.type}" (expected start or stop)`);
+}
+
+function start(message) {
+  if (session) return refuse('a second start: this session is already running');
+  if (!engine) return refuse('the engine is not loaded yet');
+  const rate = message.sample_rate;
+  if (typeof rate !== 'number' || !(rate >= 8000 && rate <= 192000)) {
+    return refuse(`sample_rate must be between 8000 and 192000 Hz, not ${rate}`);
+  }
+  const recordedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  try {
+    engine.start(rate, { chunkCapacity: Math.ceil(rate * MAX_CHUNK_S), plan: message.plan ?? null, recordedAt });
+  } catch (error) {
+    return refuse(`the analysis cannot run with this plan and sample rate: ${error.message}`);
+  }
+  session = {
+    rate, plan: message.plan ?? null, recordedAt, expected: 0, samples: 0, lastStatus: 0, busy: 0,
+    frameIndex: 0, frameStep: Math.max(1, Math.round(FRAME_STEP_S / 0.01)),
+    breathInSet: 0, breathsEndedInSet: 0, breathsEnded: 0, setsEnded: 0, newest: null,
+  };
+  send({ type: 'started', session_id: null, sample_rate: rate, plan: message.plan ?? null, recorded_at: recordedAt });
+}
+
+function onChunk(buffer) {
+  const s = session;
+  if (!s) return refuse('audio before start');
+  if (buffer.byteLength < 4 || buffer.byteLength % 4 !== 0) {
+    return refuse(`a binary message must be a 4-byte sequence number and Float32 samples; this one has ${buffer.byteLength} bytes`);
+  }
+  const view = new DataView(buffer);
+  const sequence = view.getUint32(0, true);
+  if (sequence !== s.expected) return refuse(`chunk ${sequence} is out of order: the next one is ${s.expected}`);
+  s.expected += 1;
+  const count = buffer.byteLength / 4 - 1;
+  if (count > s.rate * MAX_CHUNK_S) return refuse(`a binary message may hold at most ${MAX_CHUNK_S} s of audio`);
+  const samples = new Float32Array(count);
+  for (let i = 0; i < count; i++) {
+    const value = view.getFloat32(4 + i * 4, true);
+    samples[i] = Number.isFinite(value) ? value : 0;
+  }
+  const begin = performance.now();
+  const result = engine.process(samples);
+  s.busy += performance.now() - begin;
+  s.samples += count;
+  hand(s, result);
+  if (result.live) {
+    s.newest = result.live;
+    const f = result.live;
+    send({ type: 'live', t: round(f.time_s, 3), seq: sequence, pitch_hz: round(f.pitch_hz, 2), pressure_cmh2o: round(f.pressure_cmh2o, 2),
+      zone: f.zone, exhaling: f.exhaling, confidence: round(f.confidence, 3), level_db: round(f.level_db, 1) });
+  }
+  const elapsed = s.samples / s.rate;
+  if (elapsed - s.lastStatus >= STATUS_INTERVAL_S) {
+    s.lastStatus = elapsed;
+    send({ type: 'status', breaths: s.breathsEnded, breaths_in_set: s.breathsEndedInSet, sets: s.setsEnded,
+      elapsed_s: round(elapsed, 2), hearing_device: s.newest?.pitch_hz != null, level_db: round(s.newest?.level_db ?? null, 1),
+      engine_busy_s: round(s.busy / 1000, 4) });
+  }
+}
+
+/** Sends the trace's final frames (one in five), then the events. */
+function hand(s, { frames, events }) {
+  const trace = [];
+  for (const f of frames) {
+    if (s.frameIndex % s.frameStep === 0) {
+      trace.push([round(f.time_s, 3), round(f.pitch_hz, 2), round(f.pressure_cmh2o, 2), f.exhaling ? 1 : 0]);
+    }
+    s.frameIndex += 1;
+  }
+  if (trace.length) send({ type: 'frames', frames: trace });
+  for (const ev of events) send(eventMessage(s, ev));
+}
+
+function eventMessage(s, ev) {
+  const message = { type: 'event', kind: ev.kind, time_s: ev.time_s, duration_s: ev.duration_s, breath: ev.breath, set: ev.set };
+  switch (ev.kind) {
+    case 'breath_started':
+      s.breathInSet += 1;
+      message.breath_in_set = s.breathInSet;
+      break;
+    case 'breath_ended':
+      message.breath_in_set = s.breathInSet;
+      s.breathsEnded += 1;
+      s.breathsEndedInSet += 1;
+      message.mean_pressure_cmh2o = ev.mean_pressure_cmh2o;
+      message.share_in_target = ev.share_in_target;
+      break;
+    case 'set_ended':
+      s.setsEnded += 1;
+      message.breath_in_set = s.breathInSet;
+      message.mean_pressure_cmh2o = ev.mean_pressure_cmh2o;
+      message.share_in_target = ev.share_in_target;
+      s.breathInSet = 0;
+      s.breathsEndedInSet = 0;
+      break;
+    default:
+      break;
+  }
+  for (const key of Object.keys(message)) if (message[key] === null) delete message[key];
+  return message;
+}
+
+function stop() {
+  const s = session;
+  session = null;
+  const end = engine.finish({ pretty: false });
+  hand(s, end);
+  const { summary, breaths, sets } = end.document;
+  send({ type: 'summary', session_id: null, summary, breaths, sets, recorded_at: s.recordedAt, document: end.text });
+}
