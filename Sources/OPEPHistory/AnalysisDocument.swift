@@ -4,9 +4,12 @@ import OPEPKit
 /// The analysis of one session as `opep analyze --format json` writes it, and as the history
 /// exports a saved session: `{settings, summary, breaths, sets, events}`. The frames are not in
 /// it; they go to the frame CSV (``FrameCSV``).
-public struct SessionAnalysis: Encodable, Sendable {
+///
+/// Read a document back with ``init(json:)``: its tracker and detector settings are written with
+/// `reportJSON`'s snake_case keys, which a plain `JSONDecoder` does not map back.
+public struct SessionAnalysis: Codable, Sendable {
     /// How the sound was read and analysed.
-    public struct Settings: Encodable, Sendable {
+    public struct Settings: Codable, Sendable {
         /// The recording's path, or a name for a live session.
         public var file: String
         /// What the input was, e.g. "WAV, 16-bit integer, 44100 Hz, mono".
@@ -21,10 +24,19 @@ public struct SessionAnalysis: Encodable, Sendable {
         public var tracker: FlutterPitchTracker.Configuration
         public var detector: ExhalationDetector.Configuration
         public var warnings: [String]
+        /// When the session started, ISO 8601 in UTC (e.g. `2026-11-21T05:55:58Z`), when known:
+        /// the phone writes it, `opep analyze` does not.
+        public var recordedAt: String?
+
+        enum CodingKeys: String, CodingKey {
+            case file, format, sampleRate = "sample_rate", device, target, frameIntervalS = "frame_interval_s"
+            case latencyS = "latency_s", noiseFloorDb = "noise_floor_db", setPauseS = "set_pause_s", tracker, detector
+            case warnings, recordedAt = "recorded_at"
+        }
 
         public init(
             file: String, format: String, configuration: SessionAnalyzer.Configuration,
-            frameIntervalS: Double, latencyS: Double, warnings: [String]
+            frameIntervalS: Double, latencyS: Double, warnings: [String], recordedAt: String? = nil
         ) {
             self.file = file
             self.format = format
@@ -38,6 +50,18 @@ public struct SessionAnalysis: Encodable, Sendable {
             tracker = configuration.tracker
             detector = configuration.detector
             self.warnings = warnings
+            self.recordedAt = recordedAt
+        }
+
+        /// The analyzer's configuration these settings describe. The huff set pause is not in the
+        /// document: it is the default capped at the set pause, as `opep analyze` sets it.
+        public var configuration: SessionAnalyzer.Configuration {
+            var configuration = SessionAnalyzer.Configuration(sampleRate: tracker.sampleRate, device: device, target: target)
+            configuration.tracker = tracker
+            configuration.detector = detector
+            configuration.setPause = setPauseS
+            configuration.huffSetPause = min(configuration.huffSetPause, setPauseS)
+            return configuration
         }
     }
 
@@ -53,6 +77,50 @@ public struct SessionAnalysis: Encodable, Sendable {
         self.breaths = breaths
         self.sets = sets
         self.events = events
+    }
+
+    /// Decodes a document as ``reportJSON(_:pretty:)`` writes it.
+    /// - Throws: `DecodingError` when `json` is not JSON of this shape.
+    public init(json: Data) throws {
+        self = try Self.decoder.decode(SessionAnalysis.self, from: json)
+    }
+
+    /// A decoder for `reportJSON`'s keys. Most records name their snake_case keys themselves, so
+    /// keys are used as they are, except in `settings.tracker` and `settings.detector`: those
+    /// configurations have camelCase keys that `.convertToSnakeCase` rewrote (`onMarginDB` became
+    /// `on_margin_db`, which `.convertFromSnakeCase` would not turn back), so each key is matched
+    /// to the property whose name it spells, ignoring case and underscores.
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .custom { path in
+            let key = path[path.count - 1]
+            guard path.count == 3, path[0].stringValue == CodingKeys.settings.stringValue,
+                let name = configurationKeys[path[1].stringValue]?[folded(key.stringValue)]
+            else { return key }
+            return DocumentKey(stringValue: name)
+        }
+        return decoder
+    }()
+
+    /// For the tracker and the detector: each property's name by its folded spelling.
+    private static let configurationKeys: [String: [String: String]] = [
+        Settings.CodingKeys.tracker.stringValue: propertyNames(FlutterPitchTracker.Configuration(sampleRate: 44100)),
+        Settings.CodingKeys.detector.stringValue: propertyNames(ExhalationDetector.Configuration()),
+    ]
+
+    private static func propertyNames(_ value: Any) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: Mirror(reflecting: value).children.compactMap(\.label).map { (folded($0), $0) })
+    }
+
+    private static func folded(_ key: String) -> String {
+        key.replacingOccurrences(of: "_", with: "").lowercased()
+    }
+
+    private struct DocumentKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }
 

@@ -10,6 +10,9 @@ public enum SessionSource: String, Sendable, Hashable, Codable, CaseIterable {
     case monitor
     /// A recording analysed from a file.
     case file
+    /// A session analysed elsewhere (the phone's engine, `opep analyze --format json`) and
+    /// imported as its document: no frames.
+    case imported
 }
 
 /// Whether a session is still being recorded, ended with `stop`, or ended without it.
@@ -24,7 +27,7 @@ public struct HistoryError: Error, CustomStringConvertible, Sendable {
 }
 
 /// The therapy history in SQLite: the plan (one row), every session with its summary, breaths,
-/// sets, events and final frames decimated to 20 per second.
+/// sets, events and final frames decimated to 20 per second (imported sessions have no frames).
 ///
 /// The schema grows by named migrations ("v1-sessions", ...) that are never edited once shipped:
 /// a later change adds a new migration. A file database uses WAL (``DatabasePool``), so the
@@ -169,6 +172,46 @@ public final class HistoryStore: Sendable {
                 t.column("level_db", .double).notNull()
                 t.primaryKey(["session_id", "t"])
             }
+        }
+        // SQLite cannot change a CHECK: the sessions table is rebuilt to allow the source "imported"
+        // and to hold the import key, keeping its ids and its autoincrement counter.
+        migrator.registerMigration("v2-imports") { db in
+            try db.create(table: "new_sessions") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("started_at", .double).notNull()
+                t.column("ended_at", .double)
+                t.column("duration_s", .double).notNull().defaults(to: 0)
+                t.column("source", .text).notNull().check { ["browser", "monitor", "file", "imported"].contains($0) }
+                t.column("status", .text).notNull().check { ["recording", "complete", "interrupted"].contains($0) }
+                t.column("plan_json", .text).notNull()
+                t.column("configuration_json", .text).notNull()
+                t.column("input", .text).notNull()
+                t.column("frame_interval_s", .double).notNull()
+                t.column("latency_s", .double).notNull()
+                t.column("summary_json", .text)
+                t.column("breath_count", .integer).notNull().defaults(to: 0)
+                t.column("set_count", .integer).notNull().defaults(to: 0)
+                t.column("mean_pressure_cmh2o", .double)
+                t.column("share_in_target", .double)
+                t.column("exhalation_time_s", .double).notNull().defaults(to: 0)
+                t.column("warnings_json", .text).notNull().defaults(to: "[]")
+                t.column("audio_path", .text)
+                // SHA-256 of an imported document's canonical JSON; nil for sessions recorded here.
+                t.column("import_key", .text).unique()
+            }
+            let columns = """
+                id, started_at, ended_at, duration_s, source, status, plan_json, configuration_json, input, frame_interval_s,
+                latency_s, summary_json, breath_count, set_count, mean_pressure_cmh2o, share_in_target, exhalation_time_s,
+                warnings_json, audio_path
+                """
+            try db.execute(sql: "INSERT INTO new_sessions (\(columns)) SELECT \(columns) FROM sessions")
+            try db.execute(sql: """
+                DELETE FROM sqlite_sequence WHERE name = 'new_sessions';
+                INSERT INTO sqlite_sequence (name, seq) SELECT 'new_sessions', seq FROM sqlite_sequence WHERE name = 'sessions';
+                """)
+            try db.drop(table: "sessions")
+            try db.rename(table: "new_sessions", to: "sessions")
+            try db.create(index: "sessions_on_started_at", on: "sessions", columns: ["started_at"])
         }
         return migrator
     }

@@ -85,54 +85,12 @@ public final class SessionRecorder {
         let firstEvent = eventCount
         let newBreaths = report.breaths.dropFirst(savedBreaths)
         let newSets = report.sets.dropFirst(savedSets)
-        let summaryJSON = try HistoryStore.json(report.summary)
-        let warningsJSON = try warnings.map { try HistoryStore.json($0) }
+        let closing = status.map { (status: $0, endedAt: Date(), warnings: warnings ?? []) }
         let id = self.id
         try store.writer.write { db in
-            let frameStatement = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO frames (session_id, t, pitch_hz, pressure_cmh2o, exhaling, confidence, level_db)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
-            for frame in frames {
-                try frameStatement.execute(arguments: [id, frame.time, frame.pitch, frame.pressure, frame.exhaling, frame.confidence, frame.levelDB])
-            }
-            let eventStatement = try db.cachedStatement(sql: """
-                INSERT INTO events (session_id, seq, type, time_s, duration_s, breath, "set") VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
-            for (offset, event) in events.enumerated() {
-                try eventStatement.execute(arguments: [id, firstEvent + offset, event.kind.rawValue, event.time, event.duration, event.breath, event.set])
-            }
-            for breath in newBreaths {
-                try db.execute(
-                    sql: """
-                        INSERT OR REPLACE INTO breaths (session_id, "index", "set", start_s, end_s, duration_s, mean_pressure_cmh2o,
-                        min_pressure_cmh2o, max_pressure_cmh2o, mean_pitch_hz, share_in_target, flutter_share)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [id, breath.index, breath.set, breath.start, breath.end, breath.duration, breath.meanPressure,
-                                breath.minPressure, breath.maxPressure, breath.meanPitch, breath.shareInTarget, breath.flutterShare])
-            }
-            for set in newSets {
-                try db.execute(
-                    sql: """
-                        INSERT OR REPLACE INTO sets (session_id, "index", start_s, end_s, breaths, huff_coughs, mean_pressure_cmh2o, share_in_target)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [id, set.index, set.start, set.end, set.breathCount, set.huffCoughs, set.meanPressure, set.shareInTarget])
-            }
-            let summary = report.summary
-            try db.execute(
-                sql: """
-                    UPDATE sessions SET duration_s = ?, summary_json = ?, breath_count = ?, set_count = ?, mean_pressure_cmh2o = ?,
-                    share_in_target = ?, exhalation_time_s = ? WHERE id = ?
-                    """,
-                arguments: [summary.duration, summaryJSON, summary.breathCount, summary.setCount, summary.meanPressure,
-                            summary.zoneShares?.within, summary.exhalationTime, id])
-            if let status {
-                try db.execute(
-                    sql: "UPDATE sessions SET status = ?, ended_at = ?, warnings_json = ? WHERE id = ?",
-                    arguments: [status.rawValue, Date().timeIntervalSince1970, warningsJSON ?? "[]", id])
-            }
+            try HistoryStore.saveMeasurements(
+                db, session: id, frames: frames, events: events, firstEvent: firstEvent, breaths: newBreaths, sets: newSets,
+                summary: report.summary, closing: closing)
         }
         self.frames.removeAll(keepingCapacity: true)
         self.events.removeAll(keepingCapacity: true)
@@ -155,15 +113,10 @@ extension HistoryStore {
     ) throws -> SessionRecorder {
         let planJSON = try Self.json(plan)
         let configurationJSON = try Self.json(configuration)
-        let id = try writer.write { db -> Int64 in
-            try db.execute(
-                sql: """
-                    INSERT INTO sessions (started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s, audio_path)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [startedAt.timeIntervalSince1970, source.rawValue, SessionStatus.recording.rawValue, planJSON,
-                            configurationJSON, input, frameInterval, latency, audioPath])
-            return db.lastInsertedRowID
+        let id = try writer.write { db in
+            try Self.insertSession(
+                db, startedAt: startedAt, source: source, planJSON: planJSON, configurationJSON: configurationJSON, input: input,
+                frameInterval: frameInterval, latency: latency, audioPath: audioPath)
         }
         return SessionRecorder(store: self, id: id, frameInterval: frameInterval, flushInterval: flushInterval)
     }
@@ -172,6 +125,73 @@ extension HistoryStore {
     public func setAudioPath(_ path: String?, forSession id: Int64) throws {
         try writer.write { db in
             try db.execute(sql: "UPDATE sessions SET audio_path = ? WHERE id = ?", arguments: [path, id])
+        }
+    }
+
+    /// Inserts a session row with status "recording" and returns its id.
+    static func insertSession(
+        _ db: Database, startedAt: Date, source: SessionSource, planJSON: String, configurationJSON: String, input: String,
+        frameInterval: Double, latency: Double, audioPath: String?
+    ) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO sessions (started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s, audio_path)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [startedAt.timeIntervalSince1970, source.rawValue, SessionStatus.recording.rawValue, planJSON,
+                        configurationJSON, input, frameInterval, latency, audioPath])
+        return db.lastInsertedRowID
+    }
+
+    /// Writes a session's frames, events (numbered from `firstEvent`), breaths and sets (replacing
+    /// any with the same numbers) and its summary; with `closing`, also its status, end and warnings.
+    static func saveMeasurements(
+        _ db: Database, session id: Int64, frames: [SessionFrame], events: [SessionEvent], firstEvent: Int,
+        breaths: some Collection<Breath>, sets: some Collection<TherapySet>, summary: SessionSummary,
+        closing: (status: SessionStatus, endedAt: Date, warnings: [String])?
+    ) throws {
+        let frameStatement = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO frames (session_id, t, pitch_hz, pressure_cmh2o, exhaling, confidence, level_db)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for frame in frames {
+            try frameStatement.execute(arguments: [id, frame.time, frame.pitch, frame.pressure, frame.exhaling, frame.confidence, frame.levelDB])
+        }
+        let eventStatement = try db.cachedStatement(sql: """
+            INSERT INTO events (session_id, seq, type, time_s, duration_s, breath, "set") VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (offset, event) in events.enumerated() {
+            try eventStatement.execute(arguments: [id, firstEvent + offset, event.kind.rawValue, event.time, event.duration, event.breath, event.set])
+        }
+        for breath in breaths {
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO breaths (session_id, "index", "set", start_s, end_s, duration_s, mean_pressure_cmh2o,
+                    min_pressure_cmh2o, max_pressure_cmh2o, mean_pitch_hz, share_in_target, flutter_share)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [id, breath.index, breath.set, breath.start, breath.end, breath.duration, breath.meanPressure,
+                            breath.minPressure, breath.maxPressure, breath.meanPitch, breath.shareInTarget, breath.flutterShare])
+        }
+        for set in sets {
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO sets (session_id, "index", start_s, end_s, breaths, huff_coughs, mean_pressure_cmh2o, share_in_target)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [id, set.index, set.start, set.end, set.breathCount, set.huffCoughs, set.meanPressure, set.shareInTarget])
+        }
+        try db.execute(
+            sql: """
+                UPDATE sessions SET duration_s = ?, summary_json = ?, breath_count = ?, set_count = ?, mean_pressure_cmh2o = ?,
+                share_in_target = ?, exhalation_time_s = ? WHERE id = ?
+                """,
+            arguments: [summary.duration, try json(summary), summary.breathCount, summary.setCount, summary.meanPressure,
+                        summary.zoneShares?.within, summary.exhalationTime, id])
+        if let closing {
+            try db.execute(
+                sql: "UPDATE sessions SET status = ?, ended_at = ?, warnings_json = ? WHERE id = ?",
+                arguments: [closing.status.rawValue, closing.endedAt.timeIntervalSince1970, try json(closing.warnings), id])
         }
     }
 }

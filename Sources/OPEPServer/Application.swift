@@ -30,7 +30,8 @@ public func buildApplication(
 public func buildRouter(_ configuration: ServerConfiguration, store: HistoryStore, logger: Logger) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     let files = DashboardFiles()
-    let api = HistoryAPI(store: store, maxRequestBytes: configuration.limits.maxRequestBytes)
+    let api = HistoryAPI(
+        store: store, maxRequestBytes: configuration.limits.maxRequestBytes, maxDocumentBytes: configuration.limits.maxDocumentBytes)
 
     router.get("/") { _, _ in try files.response(for: ["index.html"]) }
     router.get("/history") { _, _ in try files.response(for: ["history.html"]) }
@@ -47,6 +48,7 @@ public func buildRouter(_ configuration: ServerConfiguration, store: HistoryStor
     router.get("/api/plan") { _, _ in try api.plan() }
     router.put("/api/plan") { request, context in try await api.savePlan(request, context: context) }
     router.get("/api/sessions") { request, _ in try api.sessions(request) }
+    router.post("/api/sessions") { request, _ in try await api.importSession(request) }
     router.get("/api/sessions/:id") { _, context in try api.session(sessionID(context)) }
     router.get("/api/sessions/:id/frames") { _, context in try api.frames(sessionID(context)) }
     router.get("/api/sessions/:id/export.csv") { _, context in try api.exportCSV(sessionID(context)) }

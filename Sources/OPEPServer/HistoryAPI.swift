@@ -3,10 +3,11 @@ import Hummingbird
 import OPEPHistory
 import OPEPKit
 
-/// The JSON API over the history: the plan, sessions, frames, exports and trends.
+/// The JSON API over the history: the plan, sessions, frames, exports, imports and trends.
 struct HistoryAPI: Sendable {
     let store: HistoryStore
     let maxRequestBytes: Int
+    let maxDocumentBytes: Int
 
     func plan() throws -> Response {
         jsonResponse(LiveSession.encode(try store.plan()))
@@ -45,6 +46,35 @@ struct HistoryAPI: Sendable {
         return jsonResponse(LiveSession.encode(["sessions": rows]))
     }
 
+    /// `POST /api/sessions`: saves a session from its document (`opep analyze --format json`, the
+    /// phone's export). 201 with its id when new, 200 with the same id when it was already saved.
+    func importSession(_ request: Request) async throws -> Response {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: maxDocumentBytes)
+        } catch {
+            throw APIError(.contentTooLarge, "a session document must be at most \(maxDocumentBytes) bytes of JSON")
+        }
+        let document: SessionAnalysis
+        do {
+            document = try SessionAnalysis(json: Data(buffer: body))
+        } catch let error as DecodingError {
+            throw APIError(.badRequest, "the body is not a session document as `opep analyze --format json` writes it: \(LiveSession.describe(error))")
+        } catch {
+            throw APIError(.badRequest, "the body is not valid JSON")
+        }
+        let saved: SessionImport
+        do {
+            saved = try store.importSession(document, source: .imported, defaultStart: Date())
+        } catch let error as SessionDocumentError {
+            throw APIError(.badRequest, "the session document does not hold together: \(error)")
+        }
+        var response = jsonResponse(LiveSession.encode(ImportAnswer(sessionID: saved.id, created: saved.created)), status: saved.created ? .created : .ok)
+        response.headers[.location] = "/api/sessions/\(saved.id)"
+        return response
+    }
+
     func session(_ id: Int64) throws -> Response {
         guard let detail = try store.session(id) else { throw APIError(.notFound, "no session \(id)") }
         return jsonResponse(LiveSession.encode(detail))
@@ -81,6 +111,16 @@ struct HistoryAPI: Sendable {
         let days = request.uri.queryParameters.get("days", as: Int.self) ?? 30
         guard days >= 1, days <= 3660 else { throw APIError(.badRequest, "days must be between 1 and 3660") }
         return jsonResponse(LiveSession.encode(["days": try store.trends(days: days)]))
+    }
+}
+
+/// The answer to `POST /api/sessions`.
+struct ImportAnswer: Encodable {
+    var sessionID: Int64
+    var created: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case sessionID = "session_id", created
     }
 }
 

@@ -407,7 +407,8 @@ public struct LiveSession {
         value == value.rounded() && abs(value) < 1e12 ? String(Int(value)) : String(value)
     }
 
-    static func describe(_ error: DecodingError) -> String {
+    /// A decoding error in one line: the path to the value and what was wrong with it.
+    public static func describe(_ error: DecodingError) -> String {
         switch error {
         case let .typeMismatch(_, context), let .valueNotFound(_, context), let .keyNotFound(_, context), let .dataCorrupted(context):
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")

@@ -12,6 +12,8 @@ public struct ServerConfiguration: Sendable {
         public var maxSessions: Int = 8
         /// Largest JSON body of an HTTP request (the plan), in bytes.
         public var maxRequestBytes: Int = 64 << 10
+        /// Largest session document `POST /api/sessions` accepts, in bytes (2 MB).
+        public var maxDocumentBytes: Int = 2 << 20
 
         public init() {}
     }

@@ -2,32 +2,38 @@ import ArgumentParser
 import Foundation
 import OPEPHistory
 import OPEPKit
+import OPEPServer
 
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "List, show and export the sessions saved by `opep serve`.",
+        abstract: "List, show, export and import the sessions saved by `opep serve`.",
         discussion: """
             `opep history` (or `list`) prints the sessions, newest first, optionally between --from and \
             --to (days, YYYY-MM-DD, both included); `show ID` prints one session with its breaths; \
             `export ID --format json|csv` writes it as `opep analyze` would (the CSV has 20 frames per \
-            second, as kept in the history).
+            second, as kept in the history); `import FILE...` saves sessions from their JSON documents \
+            (`opep analyze --format json`, the phone's export), each once however often it is imported. \
+            A session starts at the document's recorded_at, else at the file's modification time.
             """
     )
 
     enum Action: String, ExpressibleByArgument, CaseIterable {
-        case list, show, export
+        case list, show, export, `import`
     }
 
     enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
         case json, csv
     }
 
-    @Argument(help: "list, show ID or export ID.")
+    @Argument(help: "list, show ID, export ID or import FILE...")
     var action: Action = .list
 
-    @Argument(help: "The session's id (for show and export).")
-    var id: Int64?
+    @Argument(help: ArgumentHelp("The session's id (for show and export), or the documents to import.", valueName: "id-or-files"))
+    var operands: [String] = []
+
+    /// The session's id, for show and export.
+    private var id: Int64? { operands.first.flatMap { Int64($0) } }
 
     @Option(help: ArgumentHelp("The history database (default \(HistoryStore.defaultPath())).", valueName: "PATH"))
     var database: String?
@@ -44,14 +50,18 @@ struct HistoryCommand: ParsableCommand {
     func validate() throws {
         switch action {
         case .list:
-            if let id { throw ValidationError("`list` takes no session id (got \(id)); use `opep history show \(id)` for one session.") }
+            if let first = operands.first { throw ValidationError("`list` takes no session id (got \(first)); use `opep history show \(first)` for one session.") }
             if format != nil { throw ValidationError("--format is for `export`, e.g. `opep history export 12 --format csv`.") }
         case .show, .export:
-            guard let id else { throw ValidationError("`\(action.rawValue)` needs a session id, e.g. `opep history \(action.rawValue) 12`; `opep history` lists them.") }
-            guard id > 0 else { throw ValidationError("Session ids are positive whole numbers, not \(id).") }
+            guard let first = operands.first else { throw ValidationError("`\(action.rawValue)` needs a session id, e.g. `opep history \(action.rawValue) 12`; `opep history` lists them.") }
+            guard let id, id > 0 else { throw ValidationError("Session ids are positive whole numbers, not \(first).") }
+            guard operands.count == 1 else { throw ValidationError("`\(action.rawValue)` takes one session id, not \(operands.count).") }
             if from != nil || to != nil { throw ValidationError("--from and --to are for `list`.") }
             if action == .show, format != nil { throw ValidationError("--format is for `export`; `show` prints text.") }
             if action == .export, format == nil { throw ValidationError("`export` needs --format json or --format csv.") }
+        case .import:
+            if operands.isEmpty { throw ValidationError("`import` needs at least one file, e.g. `opep history import session.json`.") }
+            if format != nil || from != nil || to != nil { throw ValidationError("`import` takes only files and --database.") }
         }
         let start = try from.map { try Self.day($0, option: "--from") }
         let end = try to.map { try Self.day($0, option: "--to") }
@@ -62,7 +72,7 @@ struct HistoryCommand: ParsableCommand {
 
     func run() throws {
         let path = database ?? HistoryStore.defaultPath()
-        if database != nil, !FileManager.default.fileExists(atPath: path) {
+        if database != nil, action != .import, !FileManager.default.fileExists(atPath: path) {
             throw failure("\(path): no history there (`opep serve --database \(path)` creates one)")
         }
         let store: HistoryStore
@@ -86,6 +96,48 @@ struct HistoryCommand: ParsableCommand {
             }
             guard let text else { throw failure("no session \(id!) in \(path)") }
             FileHandle.standardOutput.write(Data(text.utf8))
+        case .import:
+            try importFiles(into: store)
+        }
+    }
+
+    /// Imports each file, one line each; a bad file is one error line and the exit status is 1.
+    private func importFiles(into store: HistoryStore) throws {
+        var failed = false
+        for file in operands {
+            do {
+                let saved = try Self.importFile(file, into: store)
+                print("\(file): session \(saved.id)\(saved.created ? "" : " (already in the history)")")
+            } catch {
+                printError("error: \(error)")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode.failure }
+    }
+
+    private static func importFile(_ file: String, into store: HistoryStore) throws -> SessionImport {
+        guard FileManager.default.fileExists(atPath: file) else { throw failure("\(file): no such file") }
+        let data: Data
+        let modified: Date
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: file))
+            modified = try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date ?? Date()
+        } catch {
+            throw failure("\(file): cannot read it (\(error.localizedDescription))")
+        }
+        let document: SessionAnalysis
+        do {
+            document = try SessionAnalysis(json: data)
+        } catch let error as DecodingError {
+            throw failure("\(file): not a session document as `opep analyze --format json` writes it: \(LiveSession.describe(error))")
+        }
+        do {
+            return try store.importSession(document, source: .imported, defaultStart: modified)
+        } catch let error as SessionDocumentError {
+            throw failure("\(file): the session document does not hold together: \(error)")
+        } catch {
+            throw failure("\(file): cannot save it (\(error))")
         }
     }
 
@@ -99,7 +151,7 @@ struct HistoryCommand: ParsableCommand {
             return
         }
         print("id".leftPad(5) + "  " + "started".rightPad(16) + "  " + "length".leftPad(7) + "  " + "breaths".leftPad(7) + "  " + "sets".leftPad(4)
-            + "  " + "pressure".leftPad(8) + "  " + "in target".leftPad(9) + "  source   status")
+            + "  " + "pressure".leftPad(8) + "  " + "in target".leftPad(9) + "  source    status")
         for row in rows {
             let pressure = row.meanPressureCmH2O.map { fixed($0, 1) } ?? "-"
             let share = row.shareInTarget.map { percent($0) } ?? "-"
@@ -107,7 +159,7 @@ struct HistoryCommand: ParsableCommand {
             let seconds = Int(row.durationS) % 60
             print("\(row.id)".leftPad(5) + "  " + Self.localTime(row.startedAt).rightPad(16) + "  " + "\(minutes):\(String(format: "%02d", seconds))".leftPad(7)
                 + "  " + "\(row.breaths)".leftPad(7) + "  " + "\(row.sets)".leftPad(4) + "  " + pressure.leftPad(8) + "  " + share.leftPad(9)
-                + "  " + row.source.rawValue.rightPad(7) + "  " + row.status.rawValue)
+                + "  " + row.source.rawValue.rightPad(8) + "  " + row.status.rawValue)
         }
     }
 
