@@ -29,6 +29,9 @@ public func buildApplication(
 /// The HTTP routes: the dashboard's pages and assets and the JSON API.
 public func buildRouter(_ configuration: ServerConfiguration, store: HistoryStore, logger: Logger) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
+    if !configuration.uploadOrigins.isEmpty {
+        router.add(middleware: UploadOrigins(origins: configuration.uploadOrigins))
+    }
     let files = DashboardFiles()
     let api = HistoryAPI(
         store: store, maxRequestBytes: configuration.limits.maxRequestBytes, maxDocumentBytes: configuration.limits.maxDocumentBytes)

@@ -28,6 +28,9 @@ public struct ServerConfiguration: Sendable {
     /// Folder for kept audio; by default `audio/` next to the history database (or a temporary
     /// folder for an in-memory history).
     public var audioFolder: String?
+    /// Origins (`scheme://host:port`) whose pages may send sessions to `POST /api/sessions`: the
+    /// coach on a phone, served from elsewhere. None by default: only the server's own page.
+    public var uploadOrigins: Set<String> = []
     /// Live frames are sent at most this often.
     public var liveInterval: Duration = .milliseconds(50)
     /// Status messages are sent this often (while audio arrives).

@@ -35,6 +35,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Use this device profile (e.g. from `opep calibrate`) in the saved plan.", valueName: "FILE"))
     var device: String?
 
+    @Option(help: ArgumentHelp(
+        "Let the coach's page at this origin (e.g. https://coach.example.org, where `opep web export` was put) send its sessions here; repeatable.",
+        valueName: "ORIGIN"))
+    var allowOrigin: [String] = []
+
     @Flag(help: "Measure the server's speed on a simulated 48 kHz session instead of serving (build with -c release).")
     var benchmark = false
 
@@ -42,6 +47,17 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, not \(port).") }
         guard (1...1000).contains(maxSessions) else { throw ValidationError("--max-sessions must be between 1 and 1000, not \(maxSessions).") }
         guard !host.isEmpty else { throw ValidationError("--host needs an address, e.g. 127.0.0.1.") }
+        for origin in allowOrigin where Self.origin(origin) != origin {
+            throw ValidationError("--allow-origin takes an origin like https://coach.example.org or http://127.0.0.1:8000 (scheme, host and port only), not \(origin).")
+        }
+    }
+
+    /// `text` reduced to its origin as browsers send it, or nil when it is not a web address.
+    static func origin(_ text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty
+        else { return nil }
+        return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
     }
 
     func run() async throws {
@@ -69,6 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.keepAudio = keepAudio
+        configuration.uploadOrigins = Set(allowOrigin)
         configuration.limits.maxSessions = maxSessions
         var logger = Logger(label: "opep.serve")
         logger.logLevel = .info

@@ -6,13 +6,13 @@ microphone.
 The page must pass Chromium's installability checks (manifest, icons, service worker), count the
 session's breaths with its own engine (WebAssembly, no server), keep the session on the device;
 then the file server is stopped and the page reloaded: it must still load (from the service
-worker) and count a second session. Prints the engine's share of real time in the page.
+worker) and count a second session, and send both to an `opep serve` the user names. Prints the engine's share of real time in the page.
 
     Tests/Browser/offline_coach.py [--opep .build/debug/opep] [--screenshot FILE.png]
 
 Needs chromium and chromium-driver (.ci/run installs them). Exits non-zero on failure.
 """
-import argparse, base64, functools, http.server, json, os, re, shutil, subprocess, sys, tempfile, threading, time
+import argparse, base64, functools, http.server, json, os, re, shutil, subprocess, sys, tempfile, threading, time, urllib.request
 
 from dashboard_e2e import WebDriver, free_port, wait, _reachable
 
@@ -152,9 +152,31 @@ def main():
         if second != BREATHS:
             raise AssertionError(f"offline session: the summary shows {second} breaths, the recording has {BREATHS}")
         kept = wait("two sessions on the device", lambda: driver.text("#device-count") == "2" and 2, 20)
+
+        # "Send to my computer": an opep serve that lets this page's origin send sessions.
+        serve_port = free_port()
+        computer = subprocess.Popen([options.opep, "serve", "--port", str(serve_port), "--database", os.path.join(work, "history.sqlite"),
+                                     "--allow-origin", url.rstrip("/")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            api = f"http://127.0.0.1:{serve_port}"
+            wait("opep serve", lambda: _reachable(api + "/api/plan"), 60)
+            driver.script("document.querySelector('#device-sessions').open = true;"
+                          "document.querySelector('#sync-address').value = arguments[0];"
+                          "document.querySelector('#sync-form').requestSubmit();", api)
+            wait("the sessions sent", lambda: "Sent 2 sessions" in (driver.text("#sync-message") or ""), 30)
+            rows = _sessions(api)
+            if [r["breaths"] for r in rows] != [BREATHS, BREATHS] or {r["source"] for r in rows} != {"imported"}:
+                raise AssertionError(f"the computer's history holds {rows}")
+            driver.script("document.querySelector('#sync-form').requestSubmit();")
+            wait("a second send finding nothing new", lambda: "already on" in (driver.text("#sync-message") or ""), 30)
+            if len(_sessions(api)) != 2:
+                raise AssertionError("sending again duplicated sessions")
+        finally:
+            computer.terminate()
+            computer.wait()
         shares = [s for s in (share, offline_share) if s is not None]
         print(f"ok: installable; {first} breaths online, {second} breaths offline after the file server stopped; "
-              f"{kept} sessions kept on the device; the engine took "
+              f"{kept} sessions kept on the device and sent once to an opep serve; the engine took "
               + (", ".join(f"{s * 100:.2f} %" for s in shares) if shares else "an unreported share")
               + " of real time in its worker; the page's main thread busy "
               + ", ".join(f"{p['all'] * 100:.1f} % (script {p['script'] * 100:.1f} %, style and layout {p['layout'] * 100:.1f} %)"
@@ -178,6 +200,11 @@ def main():
         if server:
             server.shutdown()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _sessions(api):
+    with urllib.request.urlopen(api + "/api/sessions", timeout=5) as response:
+        return json.load(response)["sessions"]
 
 
 if __name__ == "__main__":

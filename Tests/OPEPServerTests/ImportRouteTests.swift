@@ -102,4 +102,40 @@ final class ImportRouteTests: XCTestCase {
             }
         }
     }
+
+    func testOnlyTheNamedOriginsMaySendSessionsFromTheirPages() async throws {
+        let store = try HistoryStore()
+        var configuration = ServerConfiguration(port: 0)
+        configuration.uploadOrigins = ["https://coach.example.org"]
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let body = try reportJSON(try document(), pretty: false)
+        try await buildApplication(configuration, store: store, logger: logger).test(.router) { client in
+            let phone: HTTPFields = [.origin: "https://coach.example.org"]
+            try await client.execute(uri: "/api/sessions", method: .options, headers: phone) { response in
+                XCTAssertEqual(response.status, .noContent)
+                XCTAssertEqual(response.headers[.accessControlAllowOrigin], "https://coach.example.org")
+                XCTAssertEqual(response.headers[.accessControlAllowMethods], "POST")
+                XCTAssertEqual(response.headers[.accessControlAllowHeaders], "Content-Type")
+            }
+            try await client.execute(uri: "/api/sessions", method: .post, headers: phone, body: ByteBuffer(string: body)) { response in
+                XCTAssertEqual(response.status, .created)
+                XCTAssertEqual(response.headers[.accessControlAllowOrigin], "https://coach.example.org")
+            }
+            try await client.execute(uri: "/api/sessions", method: .post, headers: phone, body: ByteBuffer(string: "{}")) { response in
+                XCTAssertEqual(response.status, .badRequest)
+                XCTAssertEqual(response.headers[.accessControlAllowOrigin], "https://coach.example.org", "the page must be able to read why")
+            }
+            let stranger: HTTPFields = [.origin: "https://elsewhere.example"]
+            try await client.execute(uri: "/api/sessions", method: .post, headers: stranger, body: ByteBuffer(string: body)) { response in
+                XCTAssertNil(response.headers[.accessControlAllowOrigin])
+            }
+            try await client.execute(uri: "/api/sessions", method: .get, headers: phone) { response in
+                XCTAssertNil(response.headers[.accessControlAllowOrigin], "only sending is open to the phone's page")
+            }
+            try await client.execute(uri: "/api/plan", method: .get, headers: phone) { response in
+                XCTAssertNil(response.headers[.accessControlAllowOrigin])
+            }
+        }
+    }
 }

@@ -41,6 +41,15 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(nonEmptyLines(result.stderr), ["opep: error: \(missing): device profile not found or unreadable"])
     }
 
+    func testServeRefusesAnOriginThatIsNotOneInOneLine() throws {
+        for bad in ["coach.example.org", "https://coach.example.org/app/", "ftp://coach.example.org"] {
+            let result = try run(["serve", "--port", "0", "--allow-origin", bad])
+            XCTAssertNotEqual(result.status, 0, bad)
+            let lines = nonEmptyLines(result.stderr)
+            XCTAssertTrue(lines.first?.contains("--allow-origin takes an origin like https://coach.example.org") ?? false, "\(bad): \(lines)")
+        }
+    }
+
     /// The first `http://...` address the server prints, waiting up to 60 s.
     private func firstAddress(in handle: FileHandle) throws -> URL? {
         let deadline = Date().addingTimeInterval(60)
