@@ -4,7 +4,8 @@ plain file server on loopback, in headless Chromium at 360 x 740 with a simulate
 microphone.
 
 The page must pass Chromium's installability checks (manifest, icons, service worker), count the
-session's breaths with its own engine (WebAssembly, no server), keep the session on the device;
+session's breaths with its own engine (WebAssembly, no server), keep the session on the device,
+and keep a session cut short by closing the page as interrupted;
 then the file server is stopped and the page reloaded: it must still load (from the service
 worker) and count a second session, and send both to an `opep serve` the user names. Prints the engine's share of real time in the page.
 
@@ -141,6 +142,16 @@ def main():
         if first != BREATHS:
             raise AssertionError(f"first session: the summary shows {first} breaths, the recording has {BREATHS}")
 
+        # A session cut short by closing the page keeps what was measured up to its last breath.
+        driver.click("#start")
+        wait("a session to cut short: its first breath", lambda: count_breaths(driver) >= 1, 90)
+        driver.go(url)
+        interrupted = wait("the cut-short session kept as interrupted", lambda: driver.script(
+            "return [...document.querySelectorAll('#device-sessions-list li')]"
+            ".filter(li => li.textContent.includes('(interrupted)')).map(li => Number(li.dataset.breaths));"), 20)
+        if len(interrupted) != 1 or interrupted[0] < 1:
+            raise AssertionError(f"the cut-short session: {interrupted}")
+
         server.shutdown()
         server.server_close()
         server = None
@@ -151,7 +162,7 @@ def main():
         second, offline_share, offline_page = run_session(driver, "offline")
         if second != BREATHS:
             raise AssertionError(f"offline session: the summary shows {second} breaths, the recording has {BREATHS}")
-        kept = wait("two sessions on the device", lambda: driver.text("#device-count") == "2" and 2, 20)
+        kept = wait("three sessions on the device", lambda: driver.text("#device-count") == "3" and 3, 20)
 
         # "Send to my computer": an opep serve that lets this page's origin send sessions.
         serve_port = free_port()
@@ -163,19 +174,20 @@ def main():
             driver.script("document.querySelector('#device-sessions').open = true;"
                           "document.querySelector('#sync-address').value = arguments[0];"
                           "document.querySelector('#sync-form').requestSubmit();", api)
-            wait("the sessions sent", lambda: "Sent 2 sessions" in (driver.text("#sync-message") or ""), 30)
+            wait("the sessions sent", lambda: "Sent 3 sessions" in (driver.text("#sync-message") or ""), 30)
             rows = _sessions(api)
-            if [r["breaths"] for r in rows] != [BREATHS, BREATHS] or {r["source"] for r in rows} != {"imported"}:
+            if sorted(r["breaths"] for r in rows) != sorted([BREATHS, BREATHS, interrupted[0]]) or {r["source"] for r in rows} != {"imported"}:
                 raise AssertionError(f"the computer's history holds {rows}")
             driver.script("document.querySelector('#sync-form').requestSubmit();")
             wait("a second send finding nothing new", lambda: "already on" in (driver.text("#sync-message") or ""), 30)
-            if len(_sessions(api)) != 2:
+            if len(_sessions(api)) != 3:
                 raise AssertionError("sending again duplicated sessions")
         finally:
             computer.terminate()
             computer.wait()
         shares = [s for s in (share, offline_share) if s is not None]
-        print(f"ok: installable; {first} breaths online, {second} breaths offline after the file server stopped; "
+        print(f"ok: installable; {first} breaths online; a session closed after {interrupted[0]} breath(s) kept as interrupted; "
+              f"{second} breaths offline after the file server stopped; "
               f"{kept} sessions kept on the device and sent once to an opep serve; the engine took "
               + (", ".join(f"{s * 100:.2f} %" for s in shares) if shares else "an unreported share")
               + " of real time in its worker; the page's main thread busy "

@@ -142,6 +142,12 @@ struct WebSession {
         var collected: [SessionOutput] = []
         let report = analyzer.finish { collected.append($0) }
         let written = handOut(collected)
+        writeDocument(report, pretty: pretty)
+        return written
+    }
+
+    /// Writes the analysis document of `report` and the events so far.
+    mutating func writeDocument(_ report: SessionReport, pretty: Bool) {
         let text = AnalysisJSON.document(
             source: source, configuration: configuration, frameInterval: analyzer.frameInterval, latency: analyzer.latency,
             report: report, events: events
@@ -150,7 +156,6 @@ struct WebSession {
         let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: text.count)
         _ = bytes.initialize(from: text)
         document = bytes
-        return written
     }
 }
 
@@ -245,7 +250,17 @@ public func opepFinish(pretty: Int32) -> Int32 {
     return Int32(session!.finish(pretty: pretty == 1))
 }
 
-/// The analysis document `opep_finish` wrote (UTF-8 JSON), and its length in bytes.
+/// Writes the analysis document of the session so far (what a session interrupted now would
+/// keep), without ending it; returns its length in bytes, or -1 without a session.
+@_cdecl("opep_snapshot")
+public func opepSnapshot(pretty: Int32) -> Int32 {
+    guard session != nil else { return -1 }
+    let report = session!.analyzer.report
+    session!.writeDocument(report, pretty: pretty == 1)
+    return opepDocumentLength()
+}
+
+/// The analysis document `opep_finish` or `opep_snapshot` wrote (UTF-8 JSON), and its length in bytes.
 @_cdecl("opep_document")
 public func opepDocument() -> UnsafeMutablePointer<UInt8>? { session?.document?.baseAddress }
 

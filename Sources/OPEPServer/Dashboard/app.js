@@ -310,6 +310,7 @@ function onMessage(s, msg) {
     case 'event': return onEvent(s, msg);
     case 'status': return onStatus(s, msg);
     case 'summary': return onSummary(s, msg);
+    case 'checkpoint': return onCheckpoint(s, msg);
     case 'error': s.lastError = msg.message; return setStatus(`${s.local ? 'Engine' : 'Server'}: ${msg.message}`, true);
     default: return undefined;
   }
@@ -456,12 +457,21 @@ function onSummary(s, msg) {
   finish(s);
 }
 
+/** Keeps the session so far on this device, so that a closed page loses nothing measured before. */
+function onCheckpoint(s, msg) {
+  s.recordId ??= `${msg.recorded_at}-${Math.random().toString(36).slice(2, 8)}`;
+  s.checkpoints = (s.checkpoints ?? Promise.resolve())
+    .then(() => keepSession({ id: s.recordId, document: msg.document, recordedAt: msg.recorded_at, plan: s.plan, complete: false }))
+    .catch((error) => setStatus(`The session cannot be kept on this device (${error.message}).`, true));
+}
+
 /** Keeps a session the page's engine measured on this device, and in the server's history when
  * the page came from `opep serve`. */
 async function keepHere(s, msg, praise) {
   let record;
   try {
-    record = await keepSession({ document: msg.document, recordedAt: msg.recorded_at, plan: s.plan });
+    await s.checkpoints;
+    record = await keepSession({ id: s.recordId ?? null, document: msg.document, recordedAt: msg.recorded_at, plan: s.plan });
     s.record = record;
   } catch (error) {
     setStatus(`The session could not be kept on this device (${error.message}).`, true);
@@ -623,6 +633,7 @@ async function showDeviceSessions() {
     });
     return el('li', { 'data-breaths': String(summary.breaths ?? 0) },
       el('strong', {}, Number.isNaN(when.getTime()) ? record.recorded_at : when.toLocaleString()),
+      record.complete === false && record.id !== session?.recordId ? ' (interrupted)' : '',
       ` · ${summary.breaths ?? 0} breaths · ${summary.sets ?? 0} sets · ${num(summary.mean_pressure_cmh2o)} cmH₂O · ${pct(summary.time_share?.in)} in target `,
       el('span', { class: 'links' }, documentLink(record), forget),
       sent.length ? el('small', { class: 'muted' }, ` sent to ${sent.map(([origin, id]) => `${origin} (session ${id})`).join(', ')}`) : null);

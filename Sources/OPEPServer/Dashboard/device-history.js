@@ -35,13 +35,14 @@ async function transact(mode, work) {
 }
 
 /**
- * Keeps a finished session: `document` is the analysis document's JSON text. Returns its record:
- * {id, recorded_at, document, plan, sent: {origin: session id}}.
+ * Keeps a session: `document` is the analysis document's JSON text, `complete` false while it
+ * runs (the document of the session so far; the same `id` replaces it). Returns its record:
+ * {id, recorded_at, document, plan, complete, sent: {origin: session id}}.
  */
-export async function keepSession({ document, recordedAt, plan }) {
+export async function keepSession({ id = null, document, recordedAt, plan, complete = true }) {
   const record = {
-    id: `${recordedAt}-${Math.random().toString(36).slice(2, 8)}`,
-    recorded_at: recordedAt, document, plan, sent: {},
+    id: id ?? `${recordedAt}-${Math.random().toString(36).slice(2, 8)}`,
+    recorded_at: recordedAt, document, plan, complete, sent: {},
   };
   await transact('readwrite', (store) => store.put(record));
   return record;

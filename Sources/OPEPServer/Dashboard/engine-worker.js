@@ -3,13 +3,16 @@
 // (engine.mjs, opep-engine.wasm), so the gauge needs no network. It takes the same messages
 // (`start`, binary chunks with a sequence number, `stop`) and sends the same ones back (`started`,
 // `live`, `frames`, `event`, `status`, `summary`, `error`); the summary carries the session's
-// analysis document, the JSON of `opep analyze --format json`.
+// analysis document, the JSON of `opep analyze --format json`, and `checkpoint` messages carry the
+// document of the session so far, after each breath and every 30 s, so that a closed page loses
+// nothing measured before them.
 
 import { OPEPEngine } from './engine.mjs';
 
 const FRAME_STEP_S = 0.05;      // the trace gets one final frame in five, as from the server
 const STATUS_INTERVAL_S = 1;    // seconds of audio between status messages
 const MAX_CHUNK_S = 1;          // the longest chunk taken at once
+const CHECKPOINT_S = 30;        // the session so far is handed out at least this often, and after each breath
 
 const enginePromise = fetch(new URL('./opep-engine.wasm', import.meta.url))
   .then((response) => {
@@ -58,7 +61,7 @@ function start(message) {
     return refuse(`the analysis cannot run with this plan and sample rate: ${error.message}`);
   }
   session = {
-    rate, plan: message.plan ?? null, recordedAt, expected: 0, samples: 0, lastStatus: 0, busy: 0,
+    rate, plan: message.plan ?? null, recordedAt, expected: 0, samples: 0, lastStatus: 0, busy: 0, lastCheckpoint: 0,
     frameIndex: 0, frameStep: Math.max(1, Math.round(FRAME_STEP_S / 0.01)),
     breathInSet: 0, breathsEndedInSet: 0, breathsEnded: 0, setsEnded: 0, newest: null,
   };
@@ -94,6 +97,11 @@ function onChunk(buffer) {
       zone: f.zone, exhaling: f.exhaling, confidence: round(f.confidence, 3), level_db: round(f.level_db, 1) });
   }
   const elapsed = s.samples / s.rate;
+  const breathEnded = result.events.some((ev) => ev.kind === 'breath_ended' || ev.kind === 'set_ended');
+  if (breathEnded || elapsed - s.lastCheckpoint >= CHECKPOINT_S) {
+    s.lastCheckpoint = elapsed;
+    send({ type: 'checkpoint', recorded_at: s.recordedAt, document: engine.snapshot().text });
+  }
   if (elapsed - s.lastStatus >= STATUS_INTERVAL_S) {
     s.lastStatus = elapsed;
     send({ type: 'status', breaths: s.breathsEnded, breaths_in_set: s.breathsEndedInSet, sets: s.setsEnded,

@@ -73,6 +73,14 @@ export class OPEPEngine {
     return { frames, events, text, document: JSON.parse(text) };
   }
 
+  /** The analysis document of the session so far, without ending it (text and parsed). */
+  snapshot({ pretty = false } = {}) {
+    const length = this.wasm.opep_snapshot(pretty ? 1 : 0);
+    if (length < 0) throw new Error("the engine has no session: call start() first");
+    const text = new TextDecoder().decode(new Uint8Array(this.wasm.memory.buffer, this.wasm.opep_document(), length));
+    return { text, document: JSON.parse(text) };
+  }
+
   #setText(kind, text) {
     const bytes = new TextEncoder().encode(String(text));
     if (bytes.length > 1024) throw new Error(`the engine takes names of at most 1024 bytes; this one has ${bytes.length}`);
