@@ -20,7 +20,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"6.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
@@ -39,10 +38,10 @@ let package = Package(
         // Fitting a device's pitch-to-pressure line against a manometer.
         .target(name: "OPEPCalibration", dependencies: ["OPEPKit"]),
         // Session history in SQLite: the plan, sessions, breaths, sets, events and decimated frames;
-        // imported sessions are known by the SHA-256 of their document (swift-crypto).
+        // imported sessions are known by the SHA-256 of their document.
         .target(
             name: "OPEPHistory",
-            dependencies: ["OPEPKit", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["OPEPKit", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The live-coaching server: the WebSocket `/live`, the JSON API and the dashboard's files.
         .target(

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 import OPEPKit
@@ -125,7 +124,7 @@ extension HistoryStore {
     @discardableResult
     public func importSession(_ document: SessionAnalysis, source: SessionSource = .imported, defaultStart: Date) throws -> SessionImport {
         try document.validate()
-        let key = SHA256.hash(data: Data(try reportJSON(document, pretty: false).utf8)).map { String(format: "%02x", $0) }.joined()
+        let key = SHA256.hex(of: try reportJSON(document, pretty: false).utf8)
         let settings = document.settings
         let startedAt = settings.recordedAt.flatMap(SessionAnalysis.date) ?? defaultStart
         var plan = try plan()

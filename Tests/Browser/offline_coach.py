@@ -138,6 +138,11 @@ def main():
             raise AssertionError(f"manifest errors: {manifest['errors']}")
         fits(driver, "before the session")
 
+        # The plan, saved with no server behind the page, is kept on the device.
+        driver.script("const f = document.querySelector('#plan-form'); document.querySelector('#plan-panel').open = true;"
+                      "f.elements.breaths_per_set.value = '4'; f.requestSubmit();")
+        wait("the plan saved on the device", lambda: "saved on this device" in (driver.text("#plan-message") or ""), 20)
+
         first, share, page = run_session(driver, "online", options.screenshot)
         if first != BREATHS:
             raise AssertionError(f"first session: the summary shows {first} breaths, the recording has {BREATHS}")
@@ -159,6 +164,7 @@ def main():
             raise AssertionError("the file server still answers")
         driver.go(url)
         wait("the page, reloaded with the file server stopped", lambda: driver.text("#start") is not None, 30)
+        plan = wait("the kept plan", lambda: (driver.text("#breath-count") or "").endswith("/ 4") and driver.text("#breath-count"), 20)
         second, offline_share, offline_page = run_session(driver, "offline")
         if second != BREATHS:
             raise AssertionError(f"offline session: the summary shows {second} breaths, the recording has {BREATHS}")

@@ -673,6 +673,7 @@ async function syncSessions(event) {
 // Page set-up.
 
 const planForm = bindPlanForm($('plan-form'), {
+  serverless: () => !serverHere,
   onSaved(saved) { plan = { ...saved }; if (!session) showPlan(plan); },
   onMessage(text, isError) {
     setText('plan-message', text);

@@ -1,30 +1,31 @@
-// The sessions kept on this device (IndexedDB), for the coach running without a server: each
-// finished session's analysis document (the JSON of `opep analyze --format json`, which
-// `opep history import` and POST /api/sessions take), its plan, and where it was sent. Nothing
-// leaves the device unless the user asks.
+// What the coach keeps on this device (IndexedDB): each session's analysis document (the JSON of
+// `opep analyze --format json`, which `opep history import` and POST /api/sessions take), its plan
+// and where it was sent; and the saved plan. Nothing leaves the device unless the user asks.
 
 const DB_NAME = 'opep';
 const STORE = 'sessions';
+const SETTINGS = 'settings';
 
 function open() {
   return new Promise((resolve, reject) => {
     if (!globalThis.indexedDB) { reject(new Error('this browser keeps no data for the page (IndexedDB is off)')); return; }
-    const request = indexedDB.open(DB_NAME, 1);
-    request.onupgradeneeded = () => {
-      const store = request.result.createObjectStore(STORE, { keyPath: 'id' });
-      store.createIndex('recorded_at', 'recorded_at');
+    const request = indexedDB.open(DB_NAME, 2);
+    request.onupgradeneeded = (event) => {
+      const db = request.result;
+      if (event.oldVersion < 1) db.createObjectStore(STORE, { keyPath: 'id' }).createIndex('recorded_at', 'recorded_at');
+      if (event.oldVersion < 2) db.createObjectStore(SETTINGS);
     };
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
   });
 }
 
-async function transact(mode, work) {
+async function transact(mode, work, name = STORE) {
   const db = await open();
   try {
     return await new Promise((resolve, reject) => {
-      const tx = db.transaction(STORE, mode);
-      const result = work(tx.objectStore(STORE));
+      const tx = db.transaction(name, mode);
+      const result = work(tx.objectStore(name));
       tx.oncomplete = () => resolve(result?.result ?? result);
       tx.onerror = () => reject(tx.error);
       tx.onabort = () => reject(tx.error ?? new Error('the device storage refused the change'));
@@ -86,6 +87,16 @@ export async function sendSession(record, origin) {
   }
   await markSent(record.id, origin, answer.session_id);
   return answer.session_id;
+}
+
+/** Keeps the therapy plan on this device. */
+export async function keepPlan(plan) {
+  await transact('readwrite', (store) => store.put(plan, 'plan'), SETTINGS);
+}
+
+/** The plan kept on this device, or null. */
+export async function keptPlan() {
+  return (await transact('readonly', (store) => store.get('plan'), SETTINGS)) ?? null;
 }
 
 /** A file name for the session's document. */

@@ -1,9 +1,10 @@
-// The therapy plan: loading it (server first, then this browser's copy), saving it with
+// The therapy plan: loading it (server first, then the copy kept on this device), saving it with
 // PUT /api/plan, and the small form that edits it.
 
 import { fetchJSON } from './common.js';
+import { keepPlan, keptPlan } from './device-history.js';
 
-const STORAGE_KEY = 'opep.plan';
+const STORAGE_KEY = 'opep.plan';   // where earlier versions kept it
 
 export const ACAPELLA = Object.freeze({
   name: 'Acapella', lower_frequency_hz: 10, upper_frequency_hz: 40, intercept_cmh2o: -4.659, slope_cmh2o_per_hz: 1.119,
@@ -14,16 +15,15 @@ export const DEFAULT_PLAN = Object.freeze({
 });
 
 function storeLocally(plan) {
-  try { localStorage.setItem(STORAGE_KEY, JSON.stringify(plan)); } catch { /* private mode: ignore */ }
+  keepPlan(plan).catch(() => { /* no storage for the page: the plan lasts this visit */ });
 }
 
-function localPlan() {
-  try {
-    const plan = JSON.parse(localStorage.getItem(STORAGE_KEY));
-    return plan && typeof plan === 'object' ? { ...DEFAULT_PLAN, ...plan } : null;
-  } catch {
-    return null;
+async function localPlan() {
+  let plan = await keptPlan().catch(() => null);
+  if (!plan) {
+    try { plan = JSON.parse(localStorage.getItem(STORAGE_KEY)); } catch { plan = null; }
   }
+  return plan && typeof plan === 'object' ? { ...DEFAULT_PLAN, ...plan } : null;
 }
 
 /** The saved plan: {plan, source: 'server' | 'browser' | 'default', error?}; `serverless` when
@@ -34,7 +34,7 @@ export async function loadPlan() {
     storeLocally(plan);
     return { plan, source: 'server' };
   } catch (error) {
-    const plan = localPlan();
+    const plan = await localPlan();
     const serverless = error.status === 404 || error.status === 405;
     return plan ? { plan, source: 'browser', error, serverless } : { plan: { ...DEFAULT_PLAN }, source: 'default', error, serverless };
   }
@@ -52,9 +52,10 @@ const isAcapella = (d) => !d || Object.keys(ACAPELLA).every((k) => d[k] === ACAP
 /**
  * Binds the plan form (inputs named after PLAN's keys, the device's keys prefixed "device_", a
  * select named "device_kind" and a fieldset .custom-device). Returns {fill, read, setDisabled}.
- * onSaved(plan) runs after a successful save; onMessage(text, isError) reports progress.
+ * onSaved(plan) runs after a successful save; onMessage(text, isError) reports progress;
+ * serverless() says the page has no server behind it, so the plan is kept on the device only.
  */
-export function bindPlanForm(form, { onSaved, onMessage }) {
+export function bindPlanForm(form, { onSaved, onMessage, serverless = () => false }) {
   const custom = form.querySelector('.custom-device');
   const kind = form.elements.device_kind;
   const dirtyNote = form.querySelector('.dirty');
@@ -106,6 +107,13 @@ export function bindPlanForm(form, { onSaved, onMessage }) {
     checkBand();
     if (!form.reportValidity()) return;
     const plan = read();
+    if (serverless()) {
+      storeLocally(plan);
+      setDirty(false);
+      onMessage('Plan saved on this device.', false);
+      onSaved(plan);
+      return;
+    }
     onMessage('Saving…', false);
     try {
       const saved = await savePlan(plan);
@@ -113,11 +121,10 @@ export function bindPlanForm(form, { onSaved, onMessage }) {
       onMessage('Plan saved.', false);
       onSaved(saved);
     } catch (error) {
-      if (error.network || error.status === 404 || error.status === 405) {
+      if (error.network) {
         storeLocally(plan);
         setDirty(false);
-        onMessage(error.network ? 'The server could not be reached: the plan is kept in this browser only.'
-          : 'Plan saved on this device.', error.network);
+        onMessage('The server could not be reached: the plan is kept on this device only.', true);
         onSaved(plan);
       } else {
         onMessage(`Not saved: ${error.message}`, true);
