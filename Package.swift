@@ -21,6 +21,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // The engine: flutter pitch tracker, exhalation detector, pressure model, session analysis.
@@ -43,13 +47,21 @@ let package = Package(
             name: "OPEPHistory",
             dependencies: ["OPEPKit", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // The live-coaching server: the WebSocket `/live`, the JSON API and the dashboard's files.
+        // The live-coaching server: the WebSocket `/live`, the JSON API and the dashboard's files;
+        // beyond loopback the access token and TLS (a self-signed certificate made with
+        // swift-certificates when asked).
         .target(
             name: "OPEPServer",
             dependencies: [
                 "OPEPKit", "OPEPHistory", "OPEPAudio",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Dashboard")]
@@ -80,6 +92,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
     ],

@@ -1,25 +1,29 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import OPEPHistory
 import OPEPKit
 
 /// The `opep serve` application: the dashboard's files, the JSON API and the `/live` WebSocket,
-/// all over one port (see `docs/live-protocol.md`).
+/// all over one port (see `docs/live-protocol.md`), over HTTPS when `configuration.tls` is set and
+/// behind the access token when `configuration.access` is.
 /// - Parameter onServerRunning: called with the port actually bound (useful with port 0).
 public func buildApplication(
     _ configuration: ServerConfiguration, store: HistoryStore, logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) -> some ApplicationProtocol {
+) throws -> some ApplicationProtocol {
     let gate = SessionGate(limit: configuration.limits.maxSessions)
-    let router = buildRouter(configuration, store: store, logger: logger)
-    let webSocketRouter = buildWebSocketRouter(configuration, store: store, gate: gate)
+    let failures = FailedAttempts(limit: configuration.limits.maxFailedTokens, window: configuration.limits.failedTokenWindow)
+    let router = buildRouter(configuration, store: store, logger: logger, failures: failures)
+    let webSocketRouter = buildWebSocketRouter(configuration, store: store, gate: gate, failures: failures)
+    let http = HTTPServerBuilder.http1WebSocketUpgrade(
+        webSocketRouter: webSocketRouter, configuration: .init(ws: .init(maxFrameSize: configuration.limits.maxMessageBytes)))
     return Application(
         router: router,
-        server: .http1WebSocketUpgrade(
-            webSocketRouter: webSocketRouter,
-            configuration: .init(ws: .init(maxFrameSize: configuration.limits.maxMessageBytes))),
+        server: try configuration.tls.map { try .tls(http, tlsConfiguration: $0) } ?? http,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "opep"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
@@ -27,10 +31,18 @@ public func buildApplication(
 }
 
 /// The HTTP routes: the dashboard's pages and assets and the JSON API.
-public func buildRouter(_ configuration: ServerConfiguration, store: HistoryStore, logger: Logger) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+/// - Parameter failures: wrong tokens counted per client (shared with the `/live` route).
+public func buildRouter(
+    _ configuration: ServerConfiguration, store: HistoryStore, logger: Logger, failures: FailedAttempts? = nil
+) -> Router<ServerRequestContext> {
+    let router = Router(context: ServerRequestContext.self)
+    router.add(middleware: SecurityHeaders())
     if !configuration.uploadOrigins.isEmpty {
         router.add(middleware: UploadOrigins(origins: configuration.uploadOrigins))
+    }
+    if let access = configuration.access {
+        let failures = failures ?? FailedAttempts(limit: configuration.limits.maxFailedTokens, window: configuration.limits.failedTokenWindow)
+        router.add(middleware: AccessGate(policy: access, failures: failures))
     }
     let files = DashboardFiles()
     let api = HistoryAPI(
@@ -61,15 +73,35 @@ public func buildRouter(_ configuration: ServerConfiguration, store: HistoryStor
     return router
 }
 
-/// The `/live` WebSocket route.
+/// The `/live` WebSocket route. An upgrade from another site's page, without the access token (when
+/// one is needed) or from a client locked out for wrong tokens is refused: no socket is opened (the
+/// WebSocket layer answers every refused upgrade with 400).
 public func buildWebSocketRouter(
-    _ configuration: ServerConfiguration, store: HistoryStore, gate: SessionGate
-) -> Router<BasicWebSocketRequestContext> {
-    let router = Router(context: BasicWebSocketRequestContext.self)
-    router.ws("/live") { inbound, outbound, context in
+    _ configuration: ServerConfiguration, store: HistoryStore, gate: SessionGate, failures: FailedAttempts
+) -> Router<LiveRequestContext> {
+    let router = Router(context: LiveRequestContext.self)
+    let limits = configuration.limits
+    router.ws("/live") { request, context in
+        if let origin = request.headers[values: .origin].first(where: { !isOwnOrigin($0, request, tls: configuration.tls != nil) }) {
+            throw APIError(.forbidden, "live sessions are only for this server's own page, not \(origin)")
+        }
+        if let access = configuration.access {
+            let client = context.clientAddress ?? "unknown"
+            if let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
+            let presented = AccessPolicy.presented(by: request)
+            guard access.admits(presented) else {
+                if presented != .none { failures.record(client) }
+                return .dontUpgrade
+            }
+        }
+        return .upgrade([:])
+    } onUpgrade: { inbound, outbound, context in
         var session = LiveSession(configuration: configuration, store: store, gate: gate, logger: context.logger)
+        var rate = MessageRate(perSecond: limits.messagesPerSecond, burst: limits.messageBurst)
         do {
-            for try await message in inbound.messages(maxSize: configuration.limits.maxMessageBytes) {
+            for try await message in inbound.messages(maxSize: limits.maxMessageBytes) {
+                let wait = rate.take(now: .now)
+                if wait > .zero { try await Task.sleep(for: wait) }
                 switch message {
                 case let .text(text):
                     session.receive(text: text)
@@ -88,6 +120,15 @@ public func buildWebSocketRouter(
         session.disconnect()
     }
     return router
+}
+
+/// Whether an upgrade's `Origin` is this server's own page (`https://HOST:PORT` of the request's
+/// authority). Browsers send http(s) origins, or `null` for pages without one; other clients send
+/// what they like and are judged by their token alone.
+func isOwnOrigin(_ origin: String, _ request: Request, tls: Bool) -> Bool {
+    let lowered = origin.lowercased()
+    guard lowered == "null" || lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return true }
+    return lowered == "\(tls ? "https" : "http")://\(request.head.authority ?? "")".lowercased()
 }
 
 /// The `:id` of a session's route, or a 404 naming it.

@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdTLS
 
 /// Where the server listens and what it accepts.
 public struct ServerConfiguration: Sendable {
@@ -14,6 +15,14 @@ public struct ServerConfiguration: Sendable {
         public var maxRequestBytes: Int = 64 << 10
         /// Largest session document `POST /api/sessions` accepts, in bytes (2 MB).
         public var maxDocumentBytes: Int = 2 << 20
+        /// WebSocket messages one connection may send per second on average (the page sends 10);
+        /// faster senders are made to wait, not cut off.
+        public var messagesPerSecond: Double = 50
+        /// Messages a connection may send at once before ``messagesPerSecond`` applies.
+        public var messageBurst: Int = 100
+        /// Wrong access tokens one client address may send within ``failedTokenWindow``; then 429.
+        public var maxFailedTokens: Int = 10
+        public var failedTokenWindow: Duration = .seconds(60)
 
         public init() {}
     }
@@ -31,6 +40,10 @@ public struct ServerConfiguration: Sendable {
     /// Origins (`scheme://host:port`) whose pages may send sessions to `POST /api/sessions`: the
     /// coach on a phone, served from elsewhere. None by default: only the server's own page.
     public var uploadOrigins: Set<String> = []
+    /// The access token every request must carry; nil: none needed (the default on loopback).
+    public var access: AccessPolicy?
+    /// Serve HTTPS with this certificate and key; nil: plain HTTP.
+    public var tls: TLSConfiguration?
     /// Live frames are sent at most this often.
     public var liveInterval: Duration = .milliseconds(50)
     /// Status messages are sent this often (while audio arrives).

@@ -17,7 +17,7 @@ struct UploadOrigins<Context: RequestContext>: RouterMiddleware {
             var response = Response(status: .noContent)
             allow(origin, in: &response)
             response.headers[.accessControlAllowMethods] = "POST"
-            response.headers[.accessControlAllowHeaders] = "Content-Type"
+            response.headers[.accessControlAllowHeaders] = "Content-Type, Authorization"
             response.headers[.accessControlMaxAge] = "600"
             return response
         }

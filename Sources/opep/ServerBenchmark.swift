@@ -80,7 +80,7 @@ enum ServerBenchmark {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.statusInterval = .seconds(1)
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = buildApplication(configuration, store: store, logger: logger) { port in portContinuation.yield(port) }
+        let app = try buildApplication(configuration, store: store, logger: logger) { port in portContinuation.yield(port) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.run() }
             var ports = portStream.makeAsyncIterator()

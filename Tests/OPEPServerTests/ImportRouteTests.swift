@@ -10,10 +10,10 @@ import XCTest
 
 /// `POST /api/sessions`: the phone hands over a session's document.
 final class ImportRouteTests: XCTestCase {
-    func app(_ store: HistoryStore) -> some ApplicationProtocol {
+    func app(_ store: HistoryStore) throws -> some ApplicationProtocol {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        return buildApplication(ServerConfiguration(port: 0), store: store, logger: logger)
+        return try buildApplication(ServerConfiguration(port: 0), store: store, logger: logger)
     }
 
     /// The simulated session's analysis as `opep analyze --format json` writes it.
@@ -116,7 +116,7 @@ final class ImportRouteTests: XCTestCase {
                 XCTAssertEqual(response.status, .noContent)
                 XCTAssertEqual(response.headers[.accessControlAllowOrigin], "https://coach.example.org")
                 XCTAssertEqual(response.headers[.accessControlAllowMethods], "POST")
-                XCTAssertEqual(response.headers[.accessControlAllowHeaders], "Content-Type")
+                XCTAssertEqual(response.headers[.accessControlAllowHeaders], "Content-Type, Authorization")
             }
             try await client.execute(uri: "/api/sessions", method: .post, headers: phone, body: ByteBuffer(string: body)) { response in
                 XCTAssertEqual(response.status, .created)

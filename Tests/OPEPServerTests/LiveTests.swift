@@ -57,12 +57,13 @@ let startMessage = #"{"type": "start", "sample_rate": 16000}"#
 final class LiveTests: XCTestCase {
     static let samples: [Float] = try! simulatedSession(breaths: 3)
 
-    func app(_ store: HistoryStore, _ change: (inout ServerConfiguration) -> Void = { _ in }) -> some ApplicationProtocol {
+    func app(_ store: HistoryStore, _ change: (inout ServerConfiguration) -> Void = { _ in }) throws -> some ApplicationProtocol {
         var configuration = ServerConfiguration(port: 0)
+        configuration.limits.messagesPerSecond = 10_000  // these tests stream faster than real time
         change(&configuration)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        return buildApplication(configuration, store: store, logger: logger)
+        return try buildApplication(configuration, store: store, logger: logger)
     }
 
     let client = WebSocketClientConfiguration(maxFrameSize: 1 << 20)

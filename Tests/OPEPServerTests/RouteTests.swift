@@ -9,10 +9,10 @@ import XCTest
 @testable import OPEPServer
 
 final class RouteTests: XCTestCase {
-    func app(_ store: HistoryStore) -> some ApplicationProtocol {
+    func app(_ store: HistoryStore) throws -> some ApplicationProtocol {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        return buildApplication(ServerConfiguration(port: 0), store: store, logger: logger)
+        return try buildApplication(ServerConfiguration(port: 0), store: store, logger: logger)
     }
 
 

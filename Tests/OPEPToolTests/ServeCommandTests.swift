@@ -50,6 +50,36 @@ final class ServeCommandTests: XCTestCase {
         }
     }
 
+    func testBeyondLoopbackServeRefusesPlainHTTPInOneLine() throws {
+        let directory = try TemporaryDirectory()
+        let result = try run(["serve", "--host", "0.0.0.0", "--port", "0", "--database", directory.path("history.sqlite")])
+        XCTAssertNotEqual(result.status, 0)
+        let lines = nonEmptyLines(result.stderr)
+        XCTAssertEqual(lines.count, 1, "\(lines)")
+        XCTAssertTrue(lines.first?.contains("--host 0.0.0.0 opens the coach to the network: serve HTTPS with --tls self-signed") ?? false, "\(lines)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path("opep-token")), "nothing made for a server that did not start")
+    }
+
+    func testServeRefusesTLSOptionsThatDoNotGoTogetherInOneLine() throws {
+        let directory = try TemporaryDirectory()
+        let certificate = try directory.write("not a certificate", to: "cert.pem")
+        let key = try directory.write("not a key", to: "key.pem")
+        let cases: [([String], String)] = [
+            (["--tls", "self-signed", "--tls-cert", certificate, "--tls-key", key], "Give either --tls self-signed or --tls-cert FILE --tls-key FILE"),
+            (["--tls-cert", certificate], "--tls-cert and --tls-key go together"),
+            (["--tls", "self-signed", "--insecure-http"], "--insecure-http asks for plain HTTP"),
+            (["--tls", "selfsigned"], "selfsigned"),
+            (["--tls-cert", certificate, "--tls-key", key], "\(certificate): not a PEM certificate"),
+            (["--tls-cert", directory.path("missing.pem"), "--tls-key", key], "\(directory.path("missing.pem")): cannot read it"),
+        ]
+        for (options, expected) in cases {
+            let result = try run(["serve", "--port", "0", "--database", directory.path("history.sqlite")] + options)
+            XCTAssertNotEqual(result.status, 0, "\(options)")
+            let lines = nonEmptyLines(result.stderr)
+            XCTAssertTrue(lines.first?.contains(expected) ?? false, "\(options): \(lines)")
+        }
+    }
+
     /// The first `http://...` address the server prints, waiting up to 60 s.
     private func firstAddress(in handle: FileHandle) throws -> URL? {
         let deadline = Date().addingTimeInterval(60)

@@ -644,20 +644,22 @@ async function showDeviceSessions() {
 async function syncSessions(event) {
   event.preventDefault();
   const message = $('sync-message');
-  let origin;
+  let origin, token;
   try {
-    origin = new URL($('sync-address').value.trim()).origin;
+    const address = new URL($('sync-address').value.trim());
+    origin = address.origin;
+    token = address.searchParams.get('token');
   } catch {
-    message.textContent = 'Give the address `opep serve` printed, e.g. https://192.168.1.20:8080.';
+    message.textContent = 'Give the address `opep serve` printed, e.g. https://192.168.1.20:8080/?token=….';
     return;
   }
-  localStorage.setItem('opep.sync', origin);
+  localStorage.setItem('opep.sync', $('sync-address').value.trim());
   const records = (await keptSessions()).filter((r) => !(origin in (r.sent ?? {})));
   let sent = 0;
   for (const record of records) {
     message.textContent = `Sending ${sent + 1} of ${records.length}…`;
     try {
-      await sendSession(record, origin);
+      await sendSession(record, origin, token);
       sent += 1;
     } catch (error) {
       message.textContent = `Sent ${sent} of ${records.length}; then ${origin} answered: ${error.message}`;

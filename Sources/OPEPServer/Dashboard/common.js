@@ -64,6 +64,7 @@ export function el(tag, attrs = {}, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key === 'class') node.className = value;
     else if (key === 'text') node.textContent = value;
+    else if (key === 'style') node.style.cssText = value; // through CSSOM: the CSP forbids style attributes
     else node.setAttribute(key, value === true ? '' : value);
   }
   for (const child of children.flat()) {

@@ -75,12 +75,13 @@ export async function forgetSession(id) {
 
 /**
  * Sends the session to the opep server at `origin` (POST /api/sessions, idempotent: sending it
- * twice saves it once); returns the server's session id.
+ * twice saves it once), with `token` as `Authorization: Bearer` when the server asks for one;
+ * returns the server's session id.
  */
-export async function sendSession(record, origin) {
-  const response = await fetch(new URL('/api/sessions', origin), {
-    method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: record.document,
-  });
+export async function sendSession(record, origin, token = null) {
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(new URL('/api/sessions', origin), { method: 'POST', headers, body: record.document });
   const answer = await response.json().catch(() => ({}));
   if (!response.ok || typeof answer.session_id !== 'number') {
     throw new Error(answer.error ?? `the server answered HTTP ${response.status}`);
