@@ -84,21 +84,7 @@ final class LiveTests: XCTestCase {
         let collected = try await app(store, { $0.statusInterval = .zero }).test(.live) { client in
             let box = MessageBox()
             try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
-                try await outbound.write(.text(startMessage))
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for message in messages { try await outbound.write(.binary(message)) }
-                        try await outbound.write(.text(#"{"type": "stop"}"#))
-                    }
-                    group.addTask {
-                        var inbox = Inbox(inbound)
-                        while let message = try await inbox.next() {
-                            box.append(message)
-                            if message["type"] as? String == "summary" { break }
-                        }
-                    }
-                    try await group.waitForAll()
-                }
+                for message in try await streamSession(inbound, outbound, messages) { box.append(message) }
             }
             return box
         }.messages

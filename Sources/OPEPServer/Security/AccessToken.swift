@@ -79,19 +79,7 @@ public struct AccessTokenFile: Sendable {
     }
 
     private func write(_ token: AccessToken) throws(AccessTokenError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let temporary = (folder as NSString).appendingPathComponent(".opep-token-\(UInt32.random(in: .min ... .max))")
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw .unwritable(path: path, reason: error.localizedDescription)
-        }
-        guard FileManager.default.createFile(
-            atPath: temporary, contents: Data((token.text + "\n").utf8), attributes: [.posixPermissions: 0o600])
-        else { throw .unwritable(path: path, reason: "cannot create \(temporary)") }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
+        if let reason = writeWholeFile(Data((token.text + "\n").utf8), to: path, mode: 0o600) {
             throw .unwritable(path: path, reason: reason)
         }
     }

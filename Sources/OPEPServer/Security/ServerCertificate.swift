@@ -141,21 +141,7 @@ public struct ServerCertificate: Sendable {
     }
 
     private static func write(_ text: String, to path: String, mode: Int) throws(ServerCertificateError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let temporary = ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(".opep-tls-\(UInt32.random(in: .min ... .max))")
-        do {
-            try FileManager.default.createDirectory(atPath: folder.isEmpty ? "." : folder, withIntermediateDirectories: true)
-        } catch {
-            throw .unwritable(path: path, reason: error.localizedDescription)
-        }
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: mode]) else {
-            throw .unwritable(path: path, reason: "cannot create \(temporary)")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .unwritable(path: path, reason: reason)
-        }
+        if let reason = writeWholeFile(Data(text.utf8), to: path, mode: mode) { throw .unwritable(path: path, reason: reason) }
     }
 }
 
