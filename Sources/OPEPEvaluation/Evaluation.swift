@@ -15,6 +15,9 @@ public struct EvaluationTargets: Sendable, Hashable, Codable {
     public var falseReports = 0.01
     /// Time after the flutter starts before coverage is counted, in seconds.
     public var settling = 0.35
+    /// Window over which the rocker's realised rate is counted for each frame, in seconds: the
+    /// tracker's analysis span (2.5 periods of the 10 Hz band floor).
+    public var realisedWindow = 0.25
 
     public init() {}
 }
@@ -43,9 +46,13 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var duration: Double
     /// Share of flutter frames (after settling) with a pitch.
     public var coverage: Double
-    /// Median and 90th percentile of |pitch error| in Hz over flutter frames with a pitch.
+    /// Median and 90th percentile of |pitch error| in Hz over flutter frames with a pitch, against
+    /// the rocker's realised rate over the frame's analysis window (``RealisedPitch``).
     public var medianErrorHz: Double?
     public var p90ErrorHz: Double?
+    /// Median |pitch error| in Hz against the smooth nominal contour the period jitter scatters
+    /// around (the same as the realised rate without jitter).
+    public var medianNominalErrorHz: Double?
     /// Median |pressure error| in cmH2O (the device line applied to both).
     public var medianPressureError: Double?
     /// Share of pitches more than 20 % off.
@@ -63,6 +70,9 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var missedBreaths: [Double]
     /// Start times (s) of found breaths that match no true breath.
     public var extraBreaths: [Double]
+    /// Exhalations without the device in the session, and found breaths overlapping one.
+    public var plainExhalations: Int
+    public var plainExhalationBreaths: Int
     public var setsTrue: Int
     public var setsFound: Int
     /// The targets this case missed, in words; empty when it met them all.
@@ -100,7 +110,7 @@ public enum Evaluator {
             sampleRate: evaluationCase.simulation.sampleRate, device: evaluationCase.simulation.device)
         configure(&configuration)
         var analyzer = try SessionAnalyzer(configuration: configuration)
-        var score = FrameScore(truth: truth, settling: targets.settling)
+        var score = FrameScore(truth: truth, settling: targets.settling, window: targets.realisedWindow)
         var buffer: [Float] = []
         buffer.reserveCapacity(chunkLength)
         let collect: (SessionOutput) -> Void = { output in
@@ -145,12 +155,14 @@ public enum Evaluator {
             noise: evaluationCase.simulation.noiseKind.rawValue, noiseLevelDB: evaluationCase.simulation.noiseLevelDB,
             summary: evaluationCase.simulation.variation == nil ? "" : evaluationCase.simulation.summary,
             duration: truth.duration, coverage: score.coverage, medianErrorHz: quantile(score.errors, 0.5),
-            p90ErrorHz: quantile(score.errors, 0.9),
+            p90ErrorHz: quantile(score.errors, 0.9), medianNominalErrorHz: quantile(score.nominalErrors, 0.5),
             medianPressureError: quantile(score.errors, 0.5).map { $0 * abs(truth.configuration.device.slopeCmH2OPerHz) },
             grossErrors: score.grossShare, falseReports: score.falseReportShare,
             gaugeDelay: quantile(score.gaugeDelays, 0.5).map { $0 + trackerLatency },
             breathsTrue: truth.breaths.count, breathsFound: report.breaths.count, breathsMatched: matching.pairs,
             missedBreaths: matching.missed, extraBreaths: matching.extra,
+            plainExhalations: truth.plainExhalations.count,
+            plainExhalationBreaths: report.breaths.filter { b in truth.plainExhalations.contains { $0.start < b.end && b.start < $0.end } }.count,
             setsTrue: Set(truth.breaths.map(\.set)).count, setsFound: report.sets.count, misses: [])
         result.misses = misses(result, targets: targets)
         return result
@@ -250,7 +262,11 @@ public enum Evaluator {
 struct FrameScore {
     let truth: GroundTruth
     let settling: Double
+    let window: Double
+    let realised: RealisedPitch
+    /// Against the realised rate, and against the nominal contour.
     private(set) var errors: [Double] = []
+    private(set) var nominalErrors: [Double] = []
     private var flutterFrames = 0
     private var gross = 0
     private var outsideFrames = 0
@@ -259,9 +275,11 @@ struct FrameScore {
     private(set) var gaugeDelays: [Double] = []
     private var lastHeardFlutterStart: Double?
 
-    init(truth: GroundTruth, settling: Double) {
+    init(truth: GroundTruth, settling: Double, window: Double) {
         self.truth = truth
         self.settling = settling
+        self.window = window
+        realised = RealisedPitch(truth: truth)
     }
 
     mutating func add(_ frame: SessionFrame) {
@@ -270,11 +288,14 @@ struct FrameScore {
             if frame.pitch != nil { outsideWithPitch += 1 }
             return
         }
-        guard frame.time >= breath.flutterStart + settling, let truePitch = truth.pitch(at: frame.time) else { return }
+        guard frame.time >= breath.flutterStart + settling, let nominal = truth.pitch(at: frame.time),
+            let truePitch = realised.pitch(at: frame.time, window: window)
+        else { return }
         flutterFrames += 1
         guard let pitch = frame.pitch else { return }
         let error = abs(pitch - truePitch)
         errors.append(error)
+        nominalErrors.append(abs(pitch - nominal))
         if error > 0.2 * truePitch { gross += 1 }
     }
 

@@ -35,6 +35,10 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     public var coverage: Spread?
     public var medianErrorHz: Spread?
     public var p90ErrorHz: Spread?
+    public var medianNominalErrorHz: Spread?
+    /// Breaths found in exhalations without the device, over the corpus.
+    public var plainExhalationBreaths: Int
+    public var plainExhalations: Int
     public var grossErrors: Spread?
     public var falseReports: Spread?
     /// Each case's median time from flutter onset to the gauge's first pitch, in seconds.
@@ -49,6 +53,9 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         coverage = Spread(results.map { ($0.name, $0.coverage) }, higherIsBetter: true)
         medianErrorHz = Spread(results.map { ($0.name, $0.medianErrorHz) }, higherIsBetter: false)
         p90ErrorHz = Spread(results.map { ($0.name, $0.p90ErrorHz) }, higherIsBetter: false)
+        medianNominalErrorHz = Spread(results.map { ($0.name, $0.medianNominalErrorHz) }, higherIsBetter: false)
+        plainExhalations = results.reduce(0) { $0 + $1.plainExhalations }
+        plainExhalationBreaths = results.reduce(0) { $0 + $1.plainExhalationBreaths }
         grossErrors = Spread(results.map { ($0.name, $0.grossErrors) }, higherIsBetter: false)
         falseReports = Spread(results.map { ($0.name, $0.falseReports) }, higherIsBetter: false)
         gaugeDelay = Spread(results.map { ($0.name, $0.gaugeDelay) }, higherIsBetter: false)

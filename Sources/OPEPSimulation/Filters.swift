@@ -39,6 +39,11 @@ struct Biquad: Sendable {
         return (cos(w), sin(w) / (2 * q))
     }
 
+    /// Takes another design's coefficients, keeping the filter state (for slowly moving filters).
+    mutating func retune(like other: Biquad) {
+        (b0, b1, b2, a1, a2) = (other.b0, other.b1, other.b2, other.a1, other.a2)
+    }
+
     @inline(__always)
     mutating func process(_ x: Double) -> Double {
         let y = b0 * x + z1

@@ -14,6 +14,10 @@ struct ExhalationSound: Sendable {
     var release: Double
     /// Amplitude relative to a nominal exhalation: louder at higher pressure, plus a random ±1.5 dB.
     var level: Double
+    /// Real breath noise instead of the steady flow noise, if set (``RealBreath``).
+    var flow: BreathFlowSound?
+    /// Amplitude of the breath noise heard unmodulated beside the rocker's, against its open level.
+    var leak = 0.0
 
     init(breath: TrueBreath, using g: inout SeededGenerator) {
         self.breath = breath
@@ -38,15 +42,13 @@ struct FlutterVoice: Sendable {
     private let tone: WaveTable
     private let toneLevel: Double
     private let cycleGainVariation: Double
-    private let periodJitter: Double
     private var flow: ShapedNoise
+    private var breathFlow: BreathFlow
     private var jitter: SeededGenerator
-    private var periodNoise: SeededGenerator
-    private var cycleRate = 1.0
+    private var clock: RockerClock
     private var click: Resonator
     private var pulse = WaveTable(shape: { _ in 0 })
     private var normalization = 1.0
-    private var phase = 0.0
     private var cycleGain = 1.0
     private var envelope: OnePole
 
@@ -67,12 +69,14 @@ struct FlutterVoice: Sendable {
             toneLevel = 0.5
         }
         cycleGainVariation = sound?.cycleGainVariation ?? 0.08
-        periodJitter = sound?.periodJitter ?? 0
         flow = ShapedNoise(
             band: sound?.breathNoiseBand ?? 200...6000, sampleRate: c.sampleRate,
             generator: SeededGenerator(seed: c.seed, stream: .flutter))
+        breathFlow = BreathFlow(
+            sampleRate: c.sampleRate, generator: SeededGenerator(seed: c.seed, stream: .breathFlow),
+            events: SeededGenerator(seed: c.seed, stream: .breathEvents))
         jitter = SeededGenerator(seed: c.seed, stream: .clicks)
-        periodNoise = SeededGenerator(seed: c.seed, stream: .periodJitter)
+        clock = RockerClock(configuration: c)
         click = Resonator(frequency: 1000, decayTime: 0.004, sampleRate: c.sampleRate)
         envelope = OnePole(timeConstant: 0.0005, sampleRate: c.sampleRate)
     }
@@ -85,9 +89,9 @@ struct FlutterVoice: Sendable {
         normalization = 1 / WaveTable { x in closed + depth * pow(sin(Double.pi * x), 2 * exponent) }.meanSquare.squareRoot()
         click.retune(like: Resonator(
             frequency: min(sound.clickFrequency, 0.4 * sampleRate), decayTime: sound.clickDecay, sampleRate: sampleRate))
-        phase = 0
+        clock.begin()
         cycleGain = 1
-        cycleRate = 1
+        if let flow = sound.flow { breathFlow.begin(flow) }
     }
 
     /// Adds the exhalation's sound for `frames` (session frame numbers) into `output`, whose first
@@ -100,6 +104,8 @@ struct FlutterVoice: Sendable {
         let attack = breath.trajectory.attack
         let duration = breath.trajectory.duration
         let closed = (1 - depth) * normalization
+        let real = sound.flow != nil
+        let leak = sound.leak * normalization
         for frame in frames {
             let time = Double(frame) / sampleRate
             let local = time - breath.start
@@ -108,19 +114,16 @@ struct FlutterVoice: Sendable {
             var fundamental = 0.0
             var excitation = 0.0
             if let pitch = breath.pitch(at: time, device: device) {
-                phase += pitch / sampleRate * cycleRate
-                if phase >= 1 {
-                    phase -= 1
+                if clock.advance(pitch: pitch) {
                     cycleGain = 1 + cycleGainVariation * jitter.bipolar()
                     excitation = clickLevel * (1 + 0.2 * jitter.bipolar())
-                    if periodJitter > 0 {
-                        cycleRate = 1 / (1 + periodJitter * periodNoise.noise())
-                    }
                 }
-                target = closed + depth * normalization * cycleGain * pulse.value(at: phase)
-                fundamental = toneLevel * tone.value(at: phase)
+                target = closed + depth * normalization * cycleGain * pulse.value(at: clock.phase)
+                fundamental = toneLevel * tone.value(at: clock.phase)
             }
-            let modulated = envelope.process(target) * flow.next()
+            let modulated = real
+                ? (envelope.process(target) + leak) * breathFlow.next()
+                : envelope.process(target) * flow.next()
             output[frame - firstFrame] += loudness * (modulated + click.process(excitation) + fundamental)
         }
     }

@@ -97,6 +97,13 @@ public struct PitchContour: Sendable, Codable, Hashable {
     }
 }
 
+/// A sound of the patient's that is not an exhalation through the device, in seconds from the
+/// start of the session.
+public struct TrueSound: Sendable, Codable, Hashable {
+    public var start: Double
+    public var end: Double
+}
+
 /// One huff cough: a forceful open-glottis exhalation off the device (no flutter).
 public struct TrueHuff: Sendable, Codable, Hashable {
     public var start: Double
@@ -114,6 +121,31 @@ public struct GroundTruth: Sendable, Codable {
     public var breaths: [TrueBreath]
     /// The huff coughs, in time order.
     public var huffs: [TrueHuff]
+    /// Exhalations without the device (real breath only), in time order: any breath found in one
+    /// is a false breath.
+    public var plainExhalations: [TrueSound]
+
+    init(configuration: SimulationConfiguration, duration: Double, breaths: [TrueBreath], huffs: [TrueHuff], plainExhalations: [TrueSound] = []) {
+        self.configuration = configuration
+        self.duration = duration
+        self.breaths = breaths
+        self.huffs = huffs
+        self.plainExhalations = plainExhalations
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case configuration, duration, breaths, huffs, plainExhalations
+    }
+
+    /// Decodes truth written by any release: a missing `plainExhalations` is none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        configuration = try c.decode(SimulationConfiguration.self, forKey: .configuration)
+        duration = try c.decode(Double.self, forKey: .duration)
+        breaths = try c.decode([TrueBreath].self, forKey: .breaths)
+        huffs = try c.decodeIfPresent([TrueHuff].self, forKey: .huffs) ?? []
+        plainExhalations = try c.decodeIfPresent([TrueSound].self, forKey: .plainExhalations) ?? []
+    }
 
     /// The breath whose exhalation sound contains `time`, if any.
     public func breath(at time: Double) -> TrueBreath? {

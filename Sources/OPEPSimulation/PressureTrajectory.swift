@@ -52,13 +52,17 @@ public struct PressureTrajectory: Sendable, Codable, Hashable {
     /// A random trajectory for an exhalation of `duration` seconds whose plateau is `plateau`,
     /// staying at least 0.25 cmH2O above `threshold` (where the rocker stops) between its onset
     /// and its fall.
-    init(duration: Double, plateau: Double, threshold: Double, using generator: inout SeededGenerator) {
+    /// `attacks` and `falls` are the ranges the attack and the fall are drawn from.
+    init(
+        duration: Double, plateau: Double, threshold: Double, attacks: ClosedRange<Double> = 0.05...0.1,
+        falls: ClosedRange<Double> = 0.1...0.2, using generator: inout SeededGenerator
+    ) {
         self.duration = duration
         self.plateau = plateau
-        attack = generator.uniform(0.05...0.1)
+        attack = generator.uniform(attacks)
         onsetPressure = threshold + generator.uniform(0.3...0.9)
         rise = generator.uniform(0.15...0.3)
-        fall = generator.uniform(0.1...0.2)
+        fall = generator.uniform(falls)
         let headroom = plateau - threshold - 0.25
         wobbleAmplitude = min(generator.uniform(0.2...0.8), headroom / 2)
         wobbleFrequency = generator.uniform(0.2...0.6)

@@ -89,4 +89,5 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
 enum RandomStream: UInt64 {
     case plan = 1, flutter, clicks, inhalation, huff, roomTone, room, fan, speech, music, cough
     case session, variation, contour, periodJitter, recording, chainRoomTone
+    case realBreath, breathFlow, breathEvents, breathPlan
 }

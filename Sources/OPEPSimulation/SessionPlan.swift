@@ -4,8 +4,11 @@ struct SessionPlan: Sendable {
     /// A foreground sound of the patient's.
     struct Event: Sendable {
         enum Sound: Sendable {
-            case inhalation
+            /// Breathing in; with real breath, its noise.
+            case inhalation(BreathFlowSound?)
             case exhalation(ExhalationSound)
+            /// Breathing out without the device (real breath only).
+            case plainExhalation(BreathFlowSound)
             case huff
         }
 
@@ -26,6 +29,7 @@ struct SessionPlan: Sendable {
     private(set) var events: [Event] = []
     private(set) var breaths: [TrueBreath] = []
     private(set) var huffs: [TrueHuff] = []
+    private(set) var plainExhalations: [TrueSound] = []
     private(set) var duration = 0.0
     private let sampleRate: Double
 
@@ -35,19 +39,46 @@ struct SessionPlan: Sendable {
         var contours = SeededGenerator(seed: c.seed, stream: .contour)
         let threshold = c.flutterThresholdPressure
         let hold = c.variation == nil ? 2.0...3.0 : 0.3...1.2
+        let real = c.variation?.breath
+        var breathing = SeededGenerator(seed: c.seed, stream: .breathPlan)
+        let plainAfter = Set((0..<(real?.plainExhalations ?? 0)).map { _ in
+            breathing.integer(-1...(c.sets * c.breathsPerSet - 1))
+        })
         var time = c.leadInSilence
+        func breathingLevel(_ nominal: ClosedRange<Double>) -> Double {
+            let drawn = g.uniform(nominal)
+            guard let real else { return amplitude(decibels: drawn) }
+            return amplitude(decibels: real.breathingDB + breathing.uniform(-3...3))
+        }
+        func flow() -> BreathFlowSound? {
+            real.map { BreathFlowSound.random(depth: $0.fluctuationDepth, mouthNoiseRate: $0.mouthNoiseRate, using: &breathing) }
+        }
+        func plainExhalation() {
+            guard let sound = flow() else { return }
+            let inhalation = breathing.uniform(0.8...1.5)
+            add(.inhalation(flow()), at: time, duration: inhalation, level: breathingLevel(-22...(-16)))
+            time += inhalation + breathing.uniform(0.3...1)
+            let exhalation = breathing.uniform(1.5...4)
+            plainExhalations.append(TrueSound(start: time, end: time + exhalation))
+            add(.plainExhalation(sound), at: time, duration: exhalation, level: amplitude(decibels: breathing.uniform(-6...3)))
+            time += exhalation + breathing.uniform(0.5...1.5)
+        }
+        if plainAfter.contains(-1) { plainExhalation() }
         for set in 0..<c.sets {
             if set > 0 {
                 time += c.restBetweenSets * g.uniform(0.85...1.15)
             }
             for _ in 0..<c.breathsPerSet {
                 let inhalation = g.uniform(0.8...1.5)
-                add(.inhalation, at: time, duration: inhalation, level: amplitude(decibels: g.uniform(-22...(-16))))
+                add(.inhalation(flow()), at: time, duration: inhalation, level: breathingLevel(-22...(-16)))
                 time += inhalation + g.uniform(hold)
                 let exhalation = c.variation.map { g.uniform($0.sound.exhalationDurations) }
                     ?? min(max(inhalation * g.uniform(3...4), 2.5), 4.5)
                 let plateau = g.uniform(c.pressureRange)
-                let trajectory = PressureTrajectory(duration: exhalation, plateau: plateau, threshold: threshold, using: &g)
+                let trajectory = PressureTrajectory(
+                    duration: exhalation, plateau: plateau, threshold: threshold,
+                    attacks: real.map { 0.1...$0.longestRamp } ?? 0.05...0.1,
+                    falls: real.map { 0.15...max(0.2, $0.longestRamp) } ?? 0.1...0.2, using: &g)
                 let contour = c.variation.map { v in
                     PitchContour(
                         onsetSlew: v.sound.onsetSlew, offsetSlew: v.sound.offsetSlew, slewTime: v.sound.slewTime,
@@ -60,13 +91,19 @@ struct SessionPlan: Sendable {
                 if let v = c.variation {
                     sound.pulseExponent = v.sound.pulseExponent
                 }
+                if let real {
+                    sound.flow = flow()
+                    sound.leak = amplitude(decibels: real.leakDB)
+                    sound.release = trajectory.fall
+                }
                 breaths.append(breath)
                 add(.exhalation(sound), at: time, duration: exhalation, level: sound.level)
                 time += exhalation + g.uniform(0.5...1.5)
+                if plainAfter.contains(breaths.count - 1) { plainExhalation() }
             }
             for _ in 0..<c.huffCoughsPerSet {
                 let inhalation = g.uniform(1...1.5)
-                add(.inhalation, at: time, duration: inhalation, level: amplitude(decibels: g.uniform(-16...(-12))))
+                add(.inhalation(flow()), at: time, duration: inhalation, level: breathingLevel(-16...(-12)))
                 time += inhalation + g.uniform(0.2...0.5)
                 let huff = g.uniform(0.3...0.8)
                 huffs.append(TrueHuff(start: time, end: time + huff, set: set))

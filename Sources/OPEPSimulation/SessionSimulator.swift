@@ -23,7 +23,7 @@ public struct SessionSimulator: Sendable {
     private let events: [SessionPlan.Event]
     private var nextEvent = 0
     private var flutter: FlutterVoice
-    private var inhalation: InhalationVoice
+    private var inhalation: BreathingVoice
     private var huff: HuffVoice
     private var interference: Interference
     private var microphone: MicrophoneResponse
@@ -43,9 +43,10 @@ public struct SessionSimulator: Sendable {
         events = plan.events
         totalFrames = Int((plan.duration * sampleRate).rounded(.up))
         groundTruth = GroundTruth(
-            configuration: configuration, duration: plan.duration, breaths: plan.breaths, huffs: plan.huffs)
+            configuration: configuration, duration: plan.duration, breaths: plan.breaths, huffs: plan.huffs,
+            plainExhalations: plan.plainExhalations)
         flutter = FlutterVoice(configuration: configuration)
-        inhalation = InhalationVoice(configuration: configuration)
+        inhalation = BreathingVoice(configuration: configuration)
         huff = HuffVoice(configuration: configuration)
         interference = Interference(configuration: configuration)
         microphone = MicrophoneResponse(sampleRate: sampleRate, lowCut: configuration.variation?.chain.lowCut ?? 100)
@@ -128,10 +129,14 @@ public struct SessionSimulator: Sendable {
             let frames = max(event.firstFrame, position)..<min(event.endFrame, end)
             if !frames.isEmpty {
                 switch event.sound {
-                case .inhalation:
+                case let .inhalation(flow):
                     inhalation.render(
-                        start: event.start, duration: event.duration, level: event.level, frames: frames,
-                        into: block, firstFrame: position)
+                        start: event.start, duration: event.duration, level: event.level, flow: flow,
+                        beginning: frames.lowerBound == event.firstFrame, frames: frames, into: block, firstFrame: position)
+                case let .plainExhalation(flow):
+                    inhalation.render(
+                        exhalationStart: event.start, duration: event.duration, level: event.level, flow: flow,
+                        beginning: frames.lowerBound == event.firstFrame, frames: frames, into: block, firstFrame: position)
                 case let .exhalation(sound):
                     if frames.lowerBound == event.firstFrame {
                         flutter.begin(sound)

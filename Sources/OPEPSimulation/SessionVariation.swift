@@ -8,11 +8,16 @@ public struct SessionVariation: Sendable, Codable, Hashable {
     public var chain: RecordingChain
     /// A real recording playing under the session, if any.
     public var recording: RecordedInterference?
+    /// Real breath noise instead of steady shaped noise, if set.
+    public var breath: RealBreath?
 
-    public init(sound: SoundVariation, chain: RecordingChain, recording: RecordedInterference? = nil) {
+    public init(
+        sound: SoundVariation, chain: RecordingChain, recording: RecordedInterference? = nil, breath: RealBreath? = nil
+    ) {
         self.sound = sound
         self.chain = chain
         self.recording = recording
+        self.breath = breath
     }
 
     /// The variation drawn from `seed`; `recordings` are the names of the real recordings it may
@@ -22,7 +27,9 @@ public struct SessionVariation: Sendable, Codable, Hashable {
         let sound = SoundVariation.random(using: &g)
         let chain = RecordingChain.random(using: &g)
         let recording = recordings.isEmpty || g.chance(0.4) ? nil : RecordedInterference.random(from: recordings, using: &g)
-        return SessionVariation(sound: sound, chain: chain, recording: recording)
+        var b = SeededGenerator(seed: seed, stream: .realBreath)
+        let breath = b.chance(RealBreath.share) ? RealBreath.random(using: &b) : nil
+        return SessionVariation(sound: sound, chain: chain, recording: recording, breath: breath)
     }
 
     /// Checks every parameter against its documented range.
@@ -30,13 +37,72 @@ public struct SessionVariation: Sendable, Codable, Hashable {
         try sound.validate()
         try chain.validate()
         try recording?.validate()
+        try breath?.validate()
     }
 
     /// A few words on what was drawn, for tables.
     public var summary: String {
         var parts = [sound.summary, chain.summary]
         if let recording { parts.append(recording.summary) }
+        if let breath { parts.append(breath.summary) }
         return parts.joined(separator: ", ")
+    }
+}
+
+/// Real breath: the exhaled air's own noise as a microphone near the mouth hears it (narrow,
+/// low-frequency, its loudness fluctuating by itself; see ``BreathFlowSound``), the breath
+/// starting before the rocker opens and going on after it stalls, audible breathing between the
+/// exhalations through the device, and exhalations without the device at all (which must give no
+/// breath). Each breath draws its resonances, drift and fluctuation around these values.
+public struct RealBreath: Sendable, Codable, Hashable {
+    /// Share of random sessions drawn with real breath.
+    public static let share = 0.6
+
+    /// RMS of the breath's own loudness fluctuation relative to its mean, 0.1...0.5 (random draws
+    /// 0.15...0.5, which with the noise's own fluctuation gives real breath's envelope figures).
+    public var fluctuationDepth: Double
+    /// Lip and mouth clicks per second, 0...2.
+    public var mouthNoiseRate: Double
+    /// Level of the unmodulated breath noise at the mouth against the device's sound, -30...-10 dB:
+    /// all that is heard before the rocker opens and after it stalls.
+    public var leakDB: Double
+    /// Longest time the pressure takes to open the rocker (each breath draws from 0.1 s to it), 0.15...0.6 s.
+    public var longestRamp: Double
+    /// Level of the breathing between exhalations through the device (inhalations and plain
+    /// exhalations) against a nominal exhalation, -20...0 dB.
+    public var breathingDB: Double
+    /// Exhalations without the device, 0...3, placed between breaths through it.
+    public var plainExhalations: Int
+
+    public init(
+        fluctuationDepth: Double = 0.25, mouthNoiseRate: Double = 0.5, leakDB: Double = -20, longestRamp: Double = 0.4,
+        breathingDB: Double = -10, plainExhalations: Int = 2
+    ) {
+        self.fluctuationDepth = fluctuationDepth
+        self.mouthNoiseRate = mouthNoiseRate
+        self.leakDB = leakDB
+        self.longestRamp = longestRamp
+        self.breathingDB = breathingDB
+        self.plainExhalations = plainExhalations
+    }
+
+    static func random(using g: inout SeededGenerator) -> RealBreath {
+        RealBreath(
+            fluctuationDepth: g.uniform(0.15...0.5), mouthNoiseRate: g.uniform(0...2), leakDB: g.uniform(-30...(-10)),
+            longestRamp: g.uniform(0.15...0.6), breathingDB: g.uniform(-20...0), plainExhalations: g.integer(0...3))
+    }
+
+    public func validate() throws(SimulationError) {
+        try check("breath.fluctuationDepth", fluctuationDepth, 0.1...0.5)
+        try check("breath.mouthNoiseRate", mouthNoiseRate, 0...2, unit: " /s")
+        try check("breath.leakDB", leakDB, -30...(-10), unit: " dB")
+        try check("breath.longestRamp", longestRamp, 0.15...0.6, unit: " s")
+        try check("breath.breathingDB", breathingDB, -20...0, unit: " dB")
+        try check("breath.plainExhalations", plainExhalations, 0...3)
+    }
+
+    var summary: String {
+        "real breath \(Int((fluctuationDepth * 100).rounded()))%" + (plainExhalations > 0 ? " +\(plainExhalations) plain" : "")
     }
 }
 

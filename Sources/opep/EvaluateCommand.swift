@@ -195,6 +195,7 @@ enum EvaluationTable {
         var lines = [
             "\(corpus): \(s.cases) cases, \(s.passed) met every target, \(s.breathsExact) with every breath exact"
                 + (s.worstCase.map { "; worst case \($0)" } ?? ""),
+            "  exhalations without the device: \(s.plainExhalations), breaths found in them: \(s.plainExhalationBreaths)",
             "  measure          min     p10  median     p90   worst  worst case",
         ]
         func line(_ name: String, _ spread: Spread?, _ format: (Double) -> String, higherIsBetter: Bool) {
@@ -207,6 +208,7 @@ enum EvaluationTable {
         line("coverage", s.coverage, percent, higherIsBetter: true)
         line("median Hz", s.medianErrorHz, { fixed($0, 3) }, higherIsBetter: false)
         line("p90 Hz", s.p90ErrorHz, { fixed($0, 3) }, higherIsBetter: false)
+        line("nominal Hz", s.medianNominalErrorHz, { fixed($0, 3) }, higherIsBetter: false)
         line("gross", s.grossErrors, percent, higherIsBetter: false)
         line("false", s.falseReports, percent, higherIsBetter: false)
         line("gauge s", s.gaugeDelay, { fixed($0, 2) }, higherIsBetter: false)

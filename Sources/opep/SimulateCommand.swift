@@ -37,14 +37,20 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Seed of the random numbers (the same seed gives the same session).")
     var seed: UInt64 = 1
 
+    @Flag(help: "Real breath: the exhaled air's own fluctuating low-frequency noise, breathing between the exhalations, two exhalations without the device (which must give no breath).")
+    var realBreath = false
+
     /// The simulator's configuration, validated.
     func configuration() throws -> SimulationConfiguration {
         guard sampleRate == sampleRate.rounded() else {
             throw ValidationError("--sample-rate must be a whole number of Hz (a WAV header holds no fraction), not \(sampleRate).")
         }
-        let configuration = SimulationConfiguration(
+        var configuration = SimulationConfiguration(
             sampleRate: sampleRate, sets: sets, breathsPerSet: breaths, pressureRange: pressure.range,
             noiseKind: noise, noiseLevelDB: noiseLevel, huffCoughsPerSet: huffs, restBetweenSets: rest, seed: seed)
+        if realBreath {
+            configuration.variation = SessionVariation(sound: SoundVariation(), chain: RecordingChain(), breath: RealBreath())
+        }
         do {
             try configuration.validate()
         } catch {

@@ -16,6 +16,25 @@ final class RandomCorpusTests: XCTestCase {
         XCTAssertEqual(Evaluator.randomCorpus(split: .tuning, count: 5), Array(tuning.prefix(5)))
     }
 
+    /// More than half of each corpus breathes real breath, and some of those sessions hold
+    /// exhalations without the device; the rest of every draw is the same as without it.
+    func testMostSessionsOfEachCorpusBreatheRealBreath() {
+        for split in [CorpusSplit.tuning, .heldOut] {
+            let cases = Evaluator.randomCorpus(split: split, count: 200)
+            let real = cases.compactMap(\.simulation.variation?.breath)
+            XCTAssertGreaterThanOrEqual(real.count, 100, "\(split)")
+            XCTAssertLessThan(real.count, 200, "\(split)")
+            XCTAssertGreaterThan(real.filter { $0.plainExhalations > 0 }.count, 50, "\(split)")
+            for c in cases.prefix(20) {
+                var variation = c.simulation.variation!
+                variation.breath = nil
+                var plain = SessionVariation.random(seed: c.simulation.seed)
+                plain.breath = nil
+                XCTAssertEqual(variation, plain)
+            }
+        }
+    }
+
     func testEachSplitHearsOnlyItsOwnRecordings() {
         let clip: (String) -> RecordedClip = { RecordedClip(name: $0, sampleRate: 16000, samples: [0.1, -0.1]) }
         let library = RecordingLibrary([

@@ -77,3 +77,40 @@ import Testing
         #expect(decoded.pitch(at: middle) == truth.pitch(at: middle))
     }
 }
+
+@Suite struct RealisedPitchTests {
+    /// Per frame every 10 ms of each breath's plateau (its window clear of the pressure's rise and
+    /// fall), |realised - nominal| / nominal.
+    func departures(jitter: Double) throws -> [Double] {
+        var configuration = SimulationConfiguration(sampleRate: 8000, sets: 1, breathsPerSet: 6, huffCoughsPerSet: 0, seed: 11)
+        configuration.variation = SessionVariation(sound: SoundVariation(periodJitter: jitter), chain: RecordingChain())
+        let truth = try SessionSimulator(configuration: configuration).groundTruth
+        let realised = RealisedPitch(truth: truth)
+        var departures: [Double] = []
+        for breath in truth.breaths {
+            let p = breath.trajectory
+            let plateau = (breath.start + p.attack + p.rise + 0.125)..<(breath.end - p.fall - 0.125)
+            for step in stride(from: plateau.lowerBound, to: plateau.upperBound, by: 0.01) {
+                let nominal = try #require(truth.pitch(at: step))
+                let rate = try #require(realised.pitch(at: step, window: 0.25))
+                departures.append(abs(rate - nominal) / nominal)
+            }
+        }
+        #expect(realised.pitch(at: truth.breaths[0].start - 0.5, window: 0.25) == nil)
+        return departures.sorted()
+    }
+
+    @Test func withoutJitterTheRealisedRateIsTheNominalContour() throws {
+        let departures = try departures(jitter: 0)
+        #expect(departures[departures.count / 2] < 0.002, "median departure \(departures[departures.count / 2])")
+        #expect(departures.last! < 0.02)
+    }
+
+    /// 5 % jitter of each cycle's period, counted over about five cycles: the rate departs from the
+    /// contour by about 5 % / √5 ≈ 2 %, with no bias.
+    @Test func withJitterTheRealisedRateScattersAroundTheContour() throws {
+        let departures = try departures(jitter: 0.05)
+        let median = departures[departures.count / 2]
+        #expect(median > 0.005 && median < 0.04, "median departure \(median)")
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import XCTest
+@testable import OPEPSimulation
+
+/// The real-breath model against what real breath looks like to the tracker
+/// (`shared/real-breath-stats.md`: 257 real exhalations without a device, 44.1 kHz, a microphone
+/// near the mouth), measured the same way (``BreathStatistics``).
+final class RealBreathTests: XCTestCase {
+    /// Real breath's figures: the median and the 10th-90th percentile range across exhalations.
+    static let real: [(name: String, median: Double, range: ClosedRange<Double>, measure: @Sendable (BreathStatistics) -> Double)] = [
+        ("modulation 2-10 Hz", 0.42, 0.23...0.69, { $0.modulation[0] }),
+        ("modulation 10-20 Hz", 0.35, 0.17...0.52, { $0.modulation[1] }),
+        ("modulation 20-40 Hz", 0.35, 0.17...0.49, { $0.modulation[2] }),
+        ("periodicity median", 0.32, 0.25...0.41, { $0.periodicityMedian }),
+        ("periodicity p90", 0.54, 0.44...0.65, { $0.periodicityP90 }),
+        ("share r > 0.4", 0.33, 0.17...0.54, { $0.shareAbove04 }),
+        ("share r > 0.6", 0.05, 0...0.16, { $0.shareAbove06 }),
+        ("50 % of energy below (Hz)", 151, 86...258, { $0.energyBelow[1] }),
+        ("share below 500 Hz", 0.99, 0.78...1, { $0.shareBelow500Hz }),
+    ]
+
+    /// Exhalations of sessions with real breath, recorded close (no reverberation to speak of, a
+    /// low-cut at 50 Hz, quiet room): those without the device and those through it.
+    func exhalations(seeds: ClosedRange<UInt64>) throws -> (plain: [BreathStatistics], device: [BreathStatistics]) {
+        var plain: [BreathStatistics] = []
+        var device: [BreathStatistics] = []
+        for seed in seeds {
+            var g = SeededGenerator(seed: seed, stream: .realBreath)
+            var breath = RealBreath.random(using: &g)
+            breath.plainExhalations = 3
+            var configuration = SimulationConfiguration(
+                sampleRate: 44100, sets: 1, breathsPerSet: 4, noiseKind: .quiet, noiseLevelDB: -40, huffCoughsPerSet: 0,
+                leadInSilence: 1, modulationDepth: 1, seed: seed)
+            configuration.variation = SessionVariation(
+                sound: SoundVariation(), chain: RecordingChain(lowCut: 50), breath: breath)
+            let (audio, truth) = try renderAll(configuration)
+            func measure(_ start: Double, _ end: Double) -> BreathStatistics? {
+                let frames = Int(start * 44100)..<min(audio.count, Int(end * 44100))
+                return BreathStatistics(samples: Array(audio[frames]), sampleRate: 44100)
+            }
+            plain += truth.plainExhalations.compactMap { measure($0.start, $0.end) }
+            device += truth.breaths.compactMap { measure($0.flutterStart, $0.flutterEnd) }
+        }
+        return (plain, device)
+    }
+
+    func testPlainRealBreathLooksLikeRealBreathToTheTracker() throws {
+        let (plain, device) = try exhalations(seeds: 1...4)
+        XCTAssertGreaterThanOrEqual(plain.count, 8)
+        var report = ["figure: real median (10-90 %) | simulated plain median | simulated through the device median"]
+        for figure in Self.real {
+            let simulated = median(plain.map(figure.measure))
+            let through = median(device.map(figure.measure))
+            report.append("\(figure.name): \(figure.median) (\(figure.range)) | \(rounded(simulated, 3)) | \(rounded(through, 3))")
+            XCTAssert(figure.range.contains(simulated), "\(figure.name): simulated plain breath's median \(simulated) outside real breath's 10-90 % range \(figure.range)")
+        }
+        print(report.joined(separator: "\n"))
+        // Through the device (full modulation depth) the flutter stands out of the breath's own
+        // fluctuation: its median window correlates better than 90 % of real plain exhalations' do.
+        XCTAssertGreaterThan(median(device.map(\.periodicityMedian)), Self.real[3].range.upperBound)
+    }
+
+    func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+    }
+}
