@@ -25,10 +25,19 @@ struct BreathFlowSound: Sendable {
     /// Lip and mouth clicks per second.
     var mouthNoiseRate: Double
 
-    /// A breath drawn around a session's fluctuation `depth`.
-    static func random(depth: Double, mouthNoiseRate: Double, using g: inout SeededGenerator) -> BreathFlowSound {
+    /// Range of the roll-off's corner for breath at the mouth, in Hz (real breath's figures).
+    static let mouthCorners = 120.0...300
+    /// Range of the corner for the air rushing through the device's valve, in Hz: a jet brighter
+    /// than the breath at the mouth (the semi-real set through a device: half the energy
+    /// below 269 Hz, 81 % below 500 Hz).
+    static let jetCorners = 300.0...900
+
+    /// A breath drawn around a session's fluctuation `depth`, its corner within `corners`.
+    static func random(
+        depth: Double, mouthNoiseRate: Double, corners: ClosedRange<Double> = mouthCorners, using g: inout SeededGenerator
+    ) -> BreathFlowSound {
         BreathFlowSound(
-            corner: g.logUniform(120...300),
+            corner: g.logUniform(corners),
             resonance: g.logUniform(80...200),
             bandwidth: g.uniform(40...120),
             resonanceLevel: g.uniform(0.3...1),

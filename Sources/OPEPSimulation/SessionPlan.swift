@@ -50,8 +50,11 @@ struct SessionPlan: Sendable {
             guard let real else { return amplitude(decibels: drawn) }
             return amplitude(decibels: real.breathingDB + breathing.uniform(-3...3))
         }
-        func flow() -> BreathFlowSound? {
-            real.map { BreathFlowSound.random(depth: $0.fluctuationDepth, mouthNoiseRate: $0.mouthNoiseRate, using: &breathing) }
+        func flow(corners: ClosedRange<Double> = BreathFlowSound.mouthCorners) -> BreathFlowSound? {
+            real.map {
+                BreathFlowSound.random(
+                    depth: $0.fluctuationDepth, mouthNoiseRate: $0.mouthNoiseRate, corners: corners, using: &breathing)
+            }
         }
         func plainExhalation() {
             guard let sound = flow() else { return }
@@ -92,7 +95,7 @@ struct SessionPlan: Sendable {
                     sound.pulseExponent = v.sound.pulseExponent
                 }
                 if let real {
-                    sound.flow = flow()
+                    sound.flow = flow(corners: BreathFlowSound.jetCorners)
                     sound.leak = amplitude(decibels: real.leakDB)
                     sound.release = trajectory.fall
                 }
