@@ -41,8 +41,9 @@ struct SessionPlan: Sendable {
         let hold = c.variation == nil ? 2.0...3.0 : 0.3...1.2
         let real = c.variation?.breath
         var breathing = SeededGenerator(seed: c.seed, stream: .breathPlan)
+        let setEnds = (0..<c.sets).map { ($0 + 1) * c.breathsPerSet - 1 }
         let plainAfter = Set((0..<(real?.plainExhalations ?? 0)).map { _ in
-            breathing.integer(-1...(c.sets * c.breathsPerSet - 1))
+            ([-1] + setEnds)[breathing.integer(0...c.sets)]
         })
         var time = c.leadInSilence
         func breathingLevel(_ nominal: ClosedRange<Double>) -> Double {

@@ -71,7 +71,8 @@ public struct RealBreath: Sendable, Codable, Hashable {
     /// Level of the breathing between exhalations through the device (inhalations and plain
     /// exhalations) against a nominal exhalation, -20...0 dB.
     public var breathingDB: Double
-    /// Exhalations without the device, 0...3, placed between breaths through it.
+    /// Exhalations without the device, 0...3, before a set's first breath or after its last (so
+    /// that they never lengthen a pause inside a set beyond the 8 s that ends one).
     public var plainExhalations: Int
 
     public init(

@@ -29,8 +29,8 @@ final class RealBreathTests: XCTestCase {
             var breath = RealBreath.random(using: &g)
             breath.plainExhalations = 3
             var configuration = SimulationConfiguration(
-                sampleRate: 44100, sets: 1, breathsPerSet: 4, noiseKind: .quiet, noiseLevelDB: -40, huffCoughsPerSet: 0,
-                leadInSilence: 1, modulationDepth: 1, seed: seed)
+                sampleRate: 44100, sets: 2, breathsPerSet: 2, noiseKind: .quiet, noiseLevelDB: -40, huffCoughsPerSet: 0,
+                restBetweenSets: 10, leadInSilence: 1, modulationDepth: 1, seed: seed)
             configuration.variation = SessionVariation(
                 sound: SoundVariation(), chain: RecordingChain(lowCut: 50), breath: breath)
             let (audio, truth) = try renderAll(configuration)
@@ -45,7 +45,7 @@ final class RealBreathTests: XCTestCase {
     }
 
     func testPlainRealBreathLooksLikeRealBreathToTheTracker() throws {
-        let (plain, device) = try exhalations(seeds: 1...4)
+        let (plain, device) = try exhalations(seeds: 1...6)
         XCTAssertGreaterThanOrEqual(plain.count, 8)
         var report = ["figure: real median (10-90 %) | simulated plain median | simulated through the device median"]
         for figure in Self.real {
