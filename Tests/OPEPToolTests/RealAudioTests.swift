@@ -89,6 +89,25 @@ final class RealAudioTests: XCTestCase {
         }
     }
 
+    /// The recordings mixed in pairs (each with the next, cyclically: speech over music, music over
+    /// the kitchen, the bike under speech...), and all nine at once: sound without a device is no
+    /// flutter however it overlaps.
+    func testRecordingsMixedTogetherGiveNoBreathAndAlmostNoPitch() throws {
+        let directory = try TemporaryDirectory()
+        let recordings = try Self.recordings()
+        var mixes: [String] = []
+        for (number, recording) in recordings.enumerated() {
+            let mix = directory.path("mix-\(number).wav")
+            try tool("sox", ["-R", "-V1", "-m", recording, recordings[(number + 1) % recordings.count], "-b", "16", mix])
+            mixes.append(mix)
+        }
+        let all = directory.path("mix-all.wav")
+        try tool("sox", ["-R", "-V1", "-m"] + recordings + ["-b", "16", all, "gain", "-n", "-3"])
+        mixes.append(all)
+
+        assertNoBreathAndAlmostNoPitch(in: try analyzeRecordings(mixes, frames: true, in: directory))
+    }
+
     /// The 45 coughs at 16 kHz, each followed by a second of silence, as one WAV file.
     private func coughsInARow(in directory: TemporaryDirectory) throws -> String {
         var parts: [String] = []
