@@ -23,13 +23,24 @@ struct Reverberation: Sendable {
         cursors = [0, 0, 0, 0]
         feedback = lengths.map { pow(10, -3 * Double($0) / (reverbTime * sampleRate)) }
         damping = Array(repeating: OnePole(cutoff: min(Self.dampingCutoff, 0.4 * sampleRate), sampleRate: sampleRate), count: 4)
+        // The ratio is measured below the damping's corner, where a room keeps its reverberation,
+        // so that it means the same at every sample rate: over the whole band, the tail's highs
+        // (damped away) would count as much as the direct sound's at a high sample rate, and the
+        // tail of the low sounds would come out up to 10 dB too loud at 96 kHz.
         var probe = self
+        let band = min(Self.dampingCutoff, 0.4 * sampleRate)
+        var directBand = Biquad.lowPass(cutoff: band, sampleRate: sampleRate)
+        var tailBand = directBand
+        var direct = 0.0
         var energy = 0.0
         for n in 0..<Int(reverbTime * sampleRate) {
-            let y = probe.tail(n == 0 ? 1 : 0)
+            let impulse = n == 0 ? 1.0 : 0
+            let d = directBand.process(impulse)
+            let y = tailBand.process(probe.tail(impulse))
+            direct += d * d
             energy += y * y
         }
-        wet = amplitude(decibels: -directToReverberantDB) / max(energy.squareRoot(), 1e-12)
+        wet = amplitude(decibels: -directToReverberantDB) * (direct / max(energy, 1e-24)).squareRoot()
     }
 
     /// The direct sound plus the tail, one sample.
