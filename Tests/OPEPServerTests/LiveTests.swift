@@ -54,6 +54,28 @@ struct Inbox {
 
 let startMessage = #"{"type": "start", "sample_rate": 16000}"#
 
+/// Writes `frames` (then closes, when `closing`) while reading what the server answers, until a
+/// message of type `until` or the end of the connection; returns what was read. Writing a whole
+/// session before reading would let both sides' socket buffers fill, each side waiting on the other.
+func exchange(
+    _ inbox: inout Inbox, _ outbound: WebSocketOutboundWriter, _ frames: [WebSocketOutboundWriter.OutboundFrame],
+    closing: Bool = false, until type: String? = nil
+) async throws -> [[String: Any]] {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+            for frame in frames { try await outbound.write(frame) }
+            if closing { try await outbound.close(.goingAway, reason: nil) }
+        }
+        var read: [[String: Any]] = []
+        while let message = try await inbox.next() {
+            read.append(message)
+            if let type, message["type"] as? String == type { break }
+        }
+        try await group.waitForAll()
+        return read
+    }
+}
+
 final class LiveTests: XCTestCase {
     static let samples: [Float] = try! simulatedSession(breaths: 3)
 
@@ -185,13 +207,10 @@ final class LiveTests: XCTestCase {
                 try await outbound.write(.binary(chunkMessage(0, samples[1600..<3200])))
                 try await expectError("out of order")
                 // The session goes on: the rest of the audio in order, then stop.
-                var sequence: UInt32 = 1
-                for start in stride(from: 1600, to: samples.count, by: 1600) {
-                    try await outbound.write(.binary(chunkMessage(sequence, samples[start..<min(samples.count, start + 1600)])))
-                    sequence += 1
+                let rest = stride(from: 1600, to: samples.count, by: 1600).enumerated().map { index, start in
+                    WebSocketOutboundWriter.OutboundFrame.binary(chunkMessage(UInt32(index + 1), samples[start..<min(samples.count, start + 1600)]))
                 }
-                try await outbound.write(.text(#"{"type": "stop"}"#))
-                while let message = try await inbox.next() {
+                for message in try await exchange(&inbox, outbound, rest + [.text(#"{"type": "stop"}"#)]) {
                     XCTAssertNotEqual(message["type"] as? String, "error", "\(message)")
                     if message["type"] as? String == "summary" { box.append(message) }
                 }
@@ -215,8 +234,8 @@ final class LiveTests: XCTestCase {
                 var inbox = Inbox(inbound)
                 try await outbound.write(.text(startMessage))
                 box.append(try await inbox.next("started"))
-                for message in messages { try await outbound.write(.binary(message)) }
                 // Gone without stop.
+                _ = try await exchange(&inbox, outbound, messages.map { .binary($0) }, closing: true)
             }
             return box
         }.messages.first?["session_id"] as? Int
@@ -242,9 +261,8 @@ final class LiveTests: XCTestCase {
                             var inbox = Inbox(inbound)
                             try await outbound.write(.text(startMessage))
                             _ = try await inbox.next("started")
-                            for message in messages { try await outbound.write(.binary(message)) }
-                            try await outbound.write(.text(#"{"type": "stop"}"#))
-                            box.append(try await inbox.next("summary"))
+                            let read = try await exchange(&inbox, outbound, messages.map { .binary($0) } + [.text(#"{"type": "stop"}"#)], until: "summary")
+                            if let summary = read.last { box.append(summary) }
                         }
                         return (index, box)
                     }

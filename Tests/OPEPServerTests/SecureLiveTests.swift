@@ -18,23 +18,9 @@ let bearer: HTTPFields = [.authorization: "Bearer \(testToken.text)"]
 func streamSession(
     _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ messages: [ByteBuffer]
 ) async throws -> [[String: Any]] {
-    let box = MessageBox()
+    var inbox = Inbox(inbound)
     try await outbound.write(.text(startMessage))
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask {
-            for message in messages { try await outbound.write(.binary(message)) }
-            try await outbound.write(.text(#"{"type": "stop"}"#))
-        }
-        group.addTask {
-            var inbox = Inbox(inbound)
-            while let message = try await inbox.next() {
-                box.append(message)
-                if message["type"] as? String == "summary" { break }
-            }
-        }
-        try await group.waitForAll()
-    }
-    return box.messages
+    return try await exchange(&inbox, outbound, messages.map { .binary($0) } + [.text(#"{"type": "stop"}"#)], until: "summary")
 }
 
 final class SecureLiveTests: XCTestCase {
