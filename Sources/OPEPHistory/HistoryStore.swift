@@ -37,14 +37,36 @@ public final class HistoryStore: Sendable {
     /// The database file, or nil in memory.
     public let path: String?
 
+    /// Mode of the folder the history creates for itself: its owner only.
+    public static let folderMode = 0o700
+    /// Mode of the database and its WAL files (SQLite gives those the database's): its owner only.
+    public static let fileMode = 0o600
+
     /// Opens (creating if needed) the history at `path`, creating its folder, and migrates it.
+    /// The history holds health data: a folder it creates is its owner's only (0700), and the
+    /// database and its WAL files are made readable by their owner only (0600), also when an
+    /// earlier release created them readable by everyone.
     public init(path: String) throws {
+        let manager = FileManager.default
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty {
+        if !folder.isEmpty, !manager.fileExists(atPath: folder) {
             do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try manager.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: Self.folderMode])
             } catch {
                 throw HistoryError("\(folder): cannot create the history's folder (\(error.localizedDescription))")
+            }
+        }
+        if !manager.fileExists(atPath: path),
+            !manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: Self.fileMode])
+        {
+            throw HistoryError("\(path): cannot create the history")
+        }
+        for file in [path, path + "-wal", path + "-shm"] where manager.fileExists(atPath: file) {
+            do {
+                try manager.setAttributes([.posixPermissions: Self.fileMode], ofItemAtPath: file)
+            } catch {
+                throw HistoryError("\(file): cannot make the history private (mode 0600): \(error.localizedDescription)")
             }
         }
         var configuration = Configuration()

@@ -259,8 +259,10 @@ public struct LiveSession {
             ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("opep-audio")
         let path = (folder as NSString).appendingPathComponent("session-\(id).wav")
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: HistoryStore.folderMode])
             audio = try WAVWriter(path: path, sampleRate: Int(rate.rounded()), encoding: .float32)
+            try FileManager.default.setAttributes([.posixPermissions: HistoryStore.fileMode], ofItemAtPath: path)
             try store.setAudioPath(path, forSession: id)
         } catch {
             audio = nil

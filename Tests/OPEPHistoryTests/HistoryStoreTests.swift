@@ -54,6 +54,30 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertEqual(try HistoryStore().appliedMigrations(), ["v1-sessions", "v2-imports"])
     }
 
+    /// The history holds health data: the folder it creates, the database and its WAL files are
+    /// its owner's only, also a database an earlier release left readable by everyone.
+    func testTheHistoryIsReadableByItsOwnerOnly() throws {
+        let folder = (try temporaryFolder() as NSString).appendingPathComponent("data")
+        let path = (folder as NSString).appendingPathComponent("history.sqlite")
+        let store = try HistoryStore(path: path)
+        _ = try record(into: store)
+        func mode(_ file: String) throws -> Int {
+            try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int, file)
+        }
+        XCTAssertEqual(try mode(folder), 0o700)
+        for file in [path, path + "-wal", path + "-shm"] {
+            XCTAssertEqual(try mode(file), 0o600, file)
+        }
+        for file in [path, path + "-wal", path + "-shm"] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        }
+        let reopened = try HistoryStore(path: path)
+        XCTAssertEqual(try reopened.sessions().count, 1)
+        for file in [path, path + "-wal", path + "-shm"] {
+            XCTAssertEqual(try mode(file), 0o600, file)
+        }
+    }
+
     func testPlanDefaultsSavesAndRefusesNonsense() throws {
         let store = try HistoryStore()
         XCTAssertEqual(try store.plan(), .standard)

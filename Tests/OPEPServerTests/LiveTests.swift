@@ -99,6 +99,29 @@ final class LiveTests: XCTestCase {
         throw HistoryError("session \(id) was not saved")
     }
 
+    /// Kept audio is health data: its folder is its owner's only, the recording too.
+    func testKeptAudioIsReadableByItsOwnerOnly() async throws {
+        let store = try HistoryStore()
+        let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("opep-audio-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
+        let messages = chunks(Array(Self.samples.prefix(16000 * 3)))
+        let configuration = client
+        _ = try await app(store, { $0.keepAudio = true; $0.audioFolder = folder }).test(.live) { client in
+            try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
+                _ = try await streamSession(inbound, outbound, messages)
+            }
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        XCTAssertEqual(files.count, 1, "\(files)")
+        func mode(_ path: String) throws -> Int? {
+            try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        }
+        XCTAssertEqual(try mode(folder), 0o700)
+        for file in files {
+            XCTAssertEqual(try mode((folder as NSString).appendingPathComponent(file)), 0o600, file)
+        }
+    }
+
     func testAWholeSessionStreamsLiveFramesEventsAndASummaryAndIsSaved() async throws {
         let store = try HistoryStore()
         let messages = chunks(Self.samples)
