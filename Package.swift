@@ -77,14 +77,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What the test targets share: a missing tool skips a test, or fails it in CI.
+        .target(name: "TestTools", path: "Tests/TestTools"),
         .testTarget(name: "OPEPKitTests", dependencies: ["OPEPKit"]),
-        .testTarget(name: "OPEPAudioTests", dependencies: ["OPEPAudio"]),
+        .testTarget(name: "OPEPAudioTests", dependencies: ["OPEPAudio", "TestTools"]),
         .testTarget(name: "OPEPSimulationTests", dependencies: ["OPEPSimulation", "OPEPKit"]),
         .testTarget(name: "OPEPEvaluationTests", dependencies: ["OPEPEvaluation"]),
         .testTarget(
-            name: "OPEPReportTests", dependencies: ["OPEPReport", "OPEPCalibration", "OPEPKit", "OPEPSimulation"]),
-        .testTarget(name: "OPEPToolTests", dependencies: ["opep"]),
-        .testTarget(name: "OPEPHistoryTests", dependencies: ["OPEPHistory", "OPEPKit", "OPEPSimulation"]),
+            name: "OPEPReportTests", dependencies: ["OPEPReport", "OPEPCalibration", "OPEPKit", "OPEPSimulation", "TestTools"]),
+        .testTarget(name: "OPEPToolTests", dependencies: ["opep", "TestTools"]),
+        .testTarget(name: "OPEPHistoryTests", dependencies: ["OPEPHistory", "OPEPKit", "OPEPSimulation", "TestTools"]),
         .testTarget(
             name: "OPEPServerTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import TestTools
 import XCTest
 @testable import OPEPAudio
 
@@ -27,7 +28,7 @@ enum Tool {
     static func path(_ name: String) -> String? { FFmpegTools.locate(name) }
 
     static func require(_ name: String) throws -> String {
-        guard let path = path(name) else { throw XCTSkip("\(name) is not installed; skipping") }
+        guard let path = path(name) else { throw missingTool("\(name) is not installed") }
         return path
     }
 

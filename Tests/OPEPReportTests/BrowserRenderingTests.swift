@@ -1,5 +1,6 @@
 import Foundation
 import OPEPReport
+import TestTools
 import XCTest
 
 /// Renders a report in headless Chromium, when it is installed, and checks a real picture comes out.
@@ -9,7 +10,7 @@ final class BrowserRenderingTests: XCTestCase {
         guard let chromium = ["chromium", "chromium-browser", "google-chrome"].lazy.compactMap({ name in
             folders.map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
         }).first else {
-            throw XCTSkip("chromium is not installed")
+            throw missingTool("chromium is not installed")
         }
         let session = try AnalysedSession.make(sets: 1, breaths: 3)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opep-report-browser-\(UUID().uuidString)")

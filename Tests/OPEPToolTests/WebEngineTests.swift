@@ -1,4 +1,5 @@
 import Foundation
+import TestTools
 import XCTest
 
 /// The page's engine, Sources/OPEPKit compiled as Embedded Swift for WebAssembly by
@@ -14,7 +15,7 @@ final class WebEngineTests: XCTestCase {
     /// The engine built from the current sources into `directory`.
     private func buildEngine(in directory: TemporaryDirectory) throws -> String {
         guard FileManager.default.fileExists(atPath: "/usr/lib/wasm32-wasi/libc.a") else {
-            throw XCTSkip("wasi-libc is not installed (apt-get install wasi-libc libclang-rt-dev-wasm32)")
+            throw missingTool("wasi-libc is not installed (apt-get install wasi-libc libclang-rt-dev-wasm32)")
         }
         let wasm = directory.path("opep-engine.wasm")
         let build = try execute(Self.root.appendingPathComponent("scripts/build-web.sh"), [wasm])

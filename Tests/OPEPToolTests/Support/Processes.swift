@@ -1,4 +1,5 @@
 import Foundation
+import TestTools
 import XCTest
 
 /// Seconds any child process may take before the test fails instead of waiting.
@@ -89,7 +90,7 @@ func opepExecutable() throws -> URL {
     let products: URL? = Bundle.main.bundleURL
     #endif
     guard let executable = products?.appendingPathComponent("opep"), FileManager.default.isExecutableFile(atPath: executable.path) else {
-        throw XCTSkip("opep is not built next to the test bundle; run `swift build --build-tests` first")
+        throw missingTool("opep is not built next to the test bundle; run `swift build --build-tests` first")
     }
     return executable
 }
@@ -114,14 +115,14 @@ extension XCTestCase {
     }
 }
 
-/// The path of an external tool on the PATH, or a skip when it is not installed.
+/// The path of an external tool on the PATH; when it is not installed, a skip (a failure in CI).
 func requireTool(_ name: String) throws -> URL {
     let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
     for folder in folders {
         let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
     }
-    throw XCTSkip("\(name) is not installed")
+    throw missingTool("\(name) is not installed")
 }
 
 struct ToolFailed: Error, CustomStringConvertible {
