@@ -26,14 +26,10 @@ struct BreathingVoice: Sendable {
         start: Double, duration: Double, level: Double, flow sound: BreathFlowSound?, beginning: Bool, frames: Range<Int>,
         into output: UnsafeMutableBufferPointer<Double>, firstFrame: Int
     ) {
-        if let sound, beginning { flow.begin(sound) }
-        let real = sound != nil
-        let (attack, release) = (Self.inhalationShape.attack * duration, Self.inhalationShape.release * duration)
-        for frame in frames {
-            let local = Double(frame) / sampleRate - start
-            let envelope = smoothstep(local / attack) * smoothstep((duration - local) / release)
-            output[frame - firstFrame] += level * envelope * (real ? flow.next() : noise.next())
-        }
+        render(
+            start: start, duration: duration, level: level, flow: sound, beginning: beginning,
+            attack: Self.inhalationShape.attack * duration, release: Self.inhalationShape.release * duration,
+            frames: frames, into: output, firstFrame: firstFrame)
     }
 
     /// Adds an exhalation without the device (real breath), like ``render(start:duration:level:flow:beginning:frames:into:firstFrame:)``.
@@ -41,12 +37,23 @@ struct BreathingVoice: Sendable {
         exhalationStart start: Double, duration: Double, level: Double, flow sound: BreathFlowSound, beginning: Bool,
         frames: Range<Int>, into output: UnsafeMutableBufferPointer<Double>, firstFrame: Int
     ) {
-        if beginning { flow.begin(sound) }
-        let (attack, release) = (Self.exhalationShape.attack, Self.exhalationShape.release * duration)
+        render(
+            start: start, duration: duration, level: level, flow: sound, beginning: beginning,
+            attack: Self.exhalationShape.attack, release: Self.exhalationShape.release * duration,
+            frames: frames, into: output, firstFrame: firstFrame)
+    }
+
+    /// A sound swelling over `attack` seconds and fading over the last `release`.
+    private mutating func render(
+        start: Double, duration: Double, level: Double, flow sound: BreathFlowSound?, beginning: Bool, attack: Double,
+        release: Double, frames: Range<Int>, into output: UnsafeMutableBufferPointer<Double>, firstFrame: Int
+    ) {
+        if let sound, beginning { flow.begin(sound) }
+        let real = sound != nil
         for frame in frames {
             let local = Double(frame) / sampleRate - start
             let envelope = smoothstep(local / attack) * smoothstep((duration - local) / release)
-            output[frame - firstFrame] += level * envelope * flow.next()
+            output[frame - firstFrame] += level * envelope * (real ? flow.next() : noise.next())
         }
     }
 }

@@ -86,11 +86,12 @@ public struct RealisedPitch: Sendable {
     /// The realised rate in Hz over `window` seconds centred on `time` (cut to the flutter), or nil
     /// when the rocker is not fluttering at `time`.
     public func pitch(at time: Double, window: Double) -> Double? {
-        guard let breath = truth.breath(at: time), truth.pitch(at: time) != nil else { return nil }
+        guard let breath = truth.breath(at: time), let nominal = breath.pitch(at: time, device: truth.configuration.device)
+        else { return nil }
         let (start, _, end, _) = cycles[breath.index]
         let a = max(start, time - window / 2)
         let b = min(end, time + window / 2)
-        guard b - a > 0.5 / truth.configuration.device.upperFrequency else { return truth.pitch(at: time) }
+        guard b - a > 0.5 / truth.configuration.device.upperFrequency else { return nominal }
         return (cycleCount(breath.index, at: b) - cycleCount(breath.index, at: a)) / (b - a)
     }
 }

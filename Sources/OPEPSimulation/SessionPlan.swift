@@ -47,6 +47,7 @@ struct SessionPlan: Sendable {
         })
         var time = c.leadInSilence
         func breathingLevel(_ nominal: ClosedRange<Double>) -> Double {
+            // Drawn even when real breath replaces it, so the plan's other draws stay where they were.
             let drawn = g.uniform(nominal)
             guard let real else { return amplitude(decibels: drawn) }
             return amplitude(decibels: real.breathingDB + breathing.uniform(-3...3))
