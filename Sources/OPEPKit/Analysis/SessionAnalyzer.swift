@@ -301,5 +301,19 @@ public struct SessionAnalyzer {
 
 // JSON lives in the outer modules; Embedded Swift has no Codable.
 #if !hasFeature(Embedded)
-extension SessionAnalyzer.Configuration: Codable {}
+extension SessionAnalyzer.Configuration: Codable {
+    /// Decodes stored settings tolerantly: what is missing (stored before it existed) takes its
+    /// default, and keys this release does not know are ignored.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let tracker = try c.decode(FlutterPitchTracker.Configuration.self, forKey: .tracker)
+        self.init(sampleRate: tracker.sampleRate)
+        try c.update(&device, from: .device)
+        try c.update(&target, from: .target)
+        self.tracker = tracker
+        try c.update(&detector, from: .detector)
+        try c.update(&setPause, from: .setPause)
+        try c.update(&huffSetPause, from: .huffSetPause)
+    }
+}
 #endif

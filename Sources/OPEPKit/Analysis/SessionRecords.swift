@@ -103,6 +103,23 @@ extension SessionSummary: Codable {
         case meanPressure = "mean_pressure_cmh2o", meanPitch = "mean_pitch_hz", zoneShares = "time_share"
         case exhalationInhalationRatio = "exhalation_inhalation_ratio", inhalationsHeard = "inhalations_heard"
     }
+
+    /// Decodes a stored summary tolerantly: a count missing from it (stored before it existed)
+    /// is 0, a measure missing is unknown, and keys this release does not know are ignored.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        duration = try c.decodeIfPresent(Double.self, forKey: .duration) ?? 0
+        breathCount = try c.decodeIfPresent(Int.self, forKey: .breathCount) ?? 0
+        setCount = try c.decodeIfPresent(Int.self, forKey: .setCount) ?? 0
+        huffCoughCount = try c.decodeIfPresent(Int.self, forKey: .huffCoughCount) ?? 0
+        exhalationTime = try c.decodeIfPresent(Double.self, forKey: .exhalationTime) ?? 0
+        meanBreathDuration = try c.decodeIfPresent(Double.self, forKey: .meanBreathDuration)
+        meanPressure = try c.decodeIfPresent(Double.self, forKey: .meanPressure)
+        meanPitch = try c.decodeIfPresent(Double.self, forKey: .meanPitch)
+        zoneShares = try c.decodeIfPresent(ZoneShares.self, forKey: .zoneShares)
+        exhalationInhalationRatio = try c.decodeIfPresent(Double.self, forKey: .exhalationInhalationRatio)
+        inhalationsHeard = try c.decodeIfPresent(Int.self, forKey: .inhalationsHeard) ?? 0
+    }
 }
 extension SessionReport: Codable {}
 #endif

@@ -278,5 +278,31 @@ public struct ExhalationDetector {
 
 // JSON lives in the outer modules; Embedded Swift has no Codable.
 #if !hasFeature(Embedded)
-extension ExhalationDetector.Configuration: Codable {}
+extension ExhalationDetector.Configuration: Codable {
+    /// Decodes stored settings tolerantly: a parameter missing from them (stored before it
+    /// existed) takes its default, and keys this release does not know are ignored.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        noiseFloorDB = try c.decodeIfPresent(Double.self, forKey: .noiseFloorDB)
+        try c.update(&onMarginDB, from: .onMarginDB)
+        try c.update(&offMarginDB, from: .offMarginDB)
+        try c.update(&floorPercentile, from: .floorPercentile)
+        try c.update(&floorWindow, from: .floorWindow)
+        try c.update(&absoluteFloorDB, from: .absoluteFloorDB)
+        try c.update(&confirmDuration, from: .confirmDuration)
+        try c.update(&minimumDuration, from: .minimumDuration)
+        try c.update(&onsetAllowance, from: .onsetAllowance)
+        try c.update(&maximumConfirmDelay, from: .maximumConfirmDelay)
+        try c.update(&releaseDropDB, from: .releaseDropDB)
+        try c.update(&hangover, from: .hangover)
+        try c.update(&flutterGap, from: .flutterGap)
+        try c.update(&minimumBreath, from: .minimumBreath)
+        try c.update(&minimumHeardShare, from: .minimumHeardShare)
+        try c.update(&huffDurations, from: .huffDurations)
+        try c.update(&huffMarginDB, from: .huffMarginDB)
+        try c.update(&huffBelowExhalationDB, from: .huffBelowExhalationDB)
+        try c.update(&inhalationDurations, from: .inhalationDurations)
+    }
+}
 #endif

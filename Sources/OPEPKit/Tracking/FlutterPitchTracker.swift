@@ -456,6 +456,35 @@ public struct FlutterPitchTracker {
 
 // JSON lives in the outer modules; Embedded Swift has no Codable.
 #if !hasFeature(Embedded)
-extension FlutterPitchTracker.Configuration: Codable {}
+extension FlutterPitchTracker.Configuration: Codable {
+    /// Decodes stored settings tolerantly: a parameter missing from them (stored before it
+    /// existed) takes the method's default, and keys this release does not know are ignored.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let standard = Self(sampleRate: try c.decode(Double.self, forKey: .sampleRate))
+        self.init(
+            sampleRate: standard.sampleRate,
+            lowerFrequency: try c.decodeIfPresent(Double.self, forKey: .lowerFrequency) ?? standard.lowerFrequency,
+            upperFrequency: try c.decodeIfPresent(Double.self, forKey: .upperFrequency) ?? standard.upperFrequency,
+            method: try c.decodeIfPresent(FlutterPitchTracker.Method.self, forKey: .method) ?? standard.method)
+        try c.update(&highPassCutoff, from: .highPassCutoff)
+        try c.update(&energyRate, from: .energyRate)
+        try c.update(&analysisRate, from: .analysisRate)
+        try c.update(&smoothingFraction, from: .smoothingFraction)
+        try c.update(&frameInterval, from: .frameInterval)
+        try c.update(&analysisDuration, from: .analysisDuration)
+        try c.update(&acceptance, from: .acceptance)
+        try c.update(&continuationAcceptance, from: .continuationAcceptance)
+        try c.update(&fadeDrop, from: .fadeDrop)
+        try c.update(&minimumModulation, from: .minimumModulation)
+        try c.update(&decayRate, from: .decayRate)
+        try c.update(&maxRunLength, from: .maxRunLength)
+        try c.update(&searchWidth, from: .searchWidth)
+        try c.update(&consistency, from: .consistency)
+        try c.update(&reportAfter, from: .reportAfter)
+        try c.update(&acquisitionInterval, from: .acquisitionInterval)
+        try c.update(&holdDuration, from: .holdDuration)
+    }
+}
 extension FlutterPitchTracker.Method: Codable {}
 #endif

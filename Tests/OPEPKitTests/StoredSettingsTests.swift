@@ -1,0 +1,59 @@
+import Foundation
+import XCTest
+
+@testable import OPEPKit
+
+/// The tolerant decoders read back every field the encoders write (a field they forgot would
+/// silently fall back to its default), and fall back to the defaults for what is missing.
+final class StoredSettingsTests: XCTestCase {
+    /// Every number in a JSON tree changed (×1.5 plus 1, integers plus 1), strings kept (these
+    /// settings hold no booleans).
+    private func changed(_ value: Any) -> Any {
+        switch value {
+        case let object as [String: Any]: return object.mapValues(changed)
+        case let array as [Any]: return array.map(changed)
+        case let number as NSNumber:
+            let double = number.doubleValue
+            return double == double.rounded() && abs(double) < 1e6 ? NSNumber(value: Int(double) + 1) : NSNumber(value: double * 1.5 + 1)
+        default: return value
+        }
+    }
+
+    /// Encodes `value`, changes every number, decodes and encodes again: the same JSON comes back.
+    private func assertEveryFieldRoundTrips<T: Codable>(_ value: T, file: StaticString = #filePath, line: UInt = #line) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let original = try JSONSerialization.jsonObject(with: try encoder.encode(value))
+        let edited = try JSONSerialization.data(withJSONObject: changed(original), options: [.sortedKeys])
+        let decoded = try JSONDecoder().decode(T.self, from: edited)
+        let again = try JSONSerialization.jsonObject(with: try encoder.encode(decoded))
+        XCTAssertEqual(
+            String(decoding: try JSONSerialization.data(withJSONObject: again, options: [.sortedKeys]), as: UTF8.self),
+            String(decoding: edited, as: UTF8.self), file: file, line: line)
+    }
+
+    func testEveryStoredFieldIsReadBack() throws {
+        var configuration = SessionAnalyzer.Configuration(sampleRate: 44100)
+        configuration.detector.noiseFloorDB = -60
+        try assertEveryFieldRoundTrips(configuration)
+        let summary = SessionSummary(
+            duration: 60, breathCount: 10, setCount: 1, huffCoughCount: 2, exhalationTime: 30, meanBreathDuration: 3,
+            meanPressure: 14, meanPitch: 16, zoneShares: ZoneShares(below: 0.1, within: 0.8, above: 0.1),
+            exhalationInhalationRatio: 2.5, inhalationsHeard: 4)
+        try assertEveryFieldRoundTrips(summary)
+    }
+
+    func testMissingSettingsTakeTheirDefaults() throws {
+        let study = try JSONDecoder().decode(
+            FlutterPitchTracker.Configuration.self, from: Data(#"{"sampleRate": 8000, "method": "study"}"#.utf8))
+        XCTAssertEqual(study, FlutterPitchTracker.Configuration(sampleRate: 8000, method: .study))
+        let band = try JSONDecoder().decode(
+            FlutterPitchTracker.Configuration.self, from: Data(#"{"sampleRate": 8000, "lowerFrequency": 8, "upperFrequency": 30}"#.utf8))
+        XCTAssertEqual(band, FlutterPitchTracker.Configuration(sampleRate: 8000, lowerFrequency: 8, upperFrequency: 30))
+        XCTAssertEqual(band.analysisDuration, 2.5 / 8, "the span follows the stored band")
+        let analyzer = try JSONDecoder().decode(SessionAnalyzer.Configuration.self, from: Data(#"{"tracker": {"sampleRate": 22050}}"#.utf8))
+        XCTAssertEqual(analyzer, SessionAnalyzer.Configuration(sampleRate: 22050))
+        XCTAssertThrowsError(try JSONDecoder().decode(FlutterPitchTracker.Configuration.self, from: Data("{}".utf8)),
+                             "without a sample rate there is nothing to default to")
+    }
+}
