@@ -58,16 +58,19 @@ public enum Calibration {
     }
 
     /// Pairs and fits. `recordingRange` is the span of the recording, to tell "no overlap" apart
-    /// from "no flutter where they overlap".
+    /// from "no flutter where they overlap". Pairs where the manometer reads `exhaling` cmH2O or
+    /// less are left out: the manometer says the breath has not begun or is over, so a flutter
+    /// heard then is the tracker's 0.25 s span reaching past the breath's edge (a few frames per
+    /// breath, each paired with a pressure near 0, which bent the line by 2-3 %).
     public static func fit(
         pitches: [PitchSample], manometer: ManometerTrace, offset: Double, recordingRange: ClosedRange<Double>,
-        alignment: String, alignmentScore: Double? = nil
+        alignment: String, alignmentScore: Double? = nil, exhaling: Double = 0
     ) throws(CalibrationError) -> CalibrationResult {
         let shifted = (manometer.timeRange.lowerBound + offset)...(manometer.timeRange.upperBound + offset)
         guard shifted.overlaps(recordingRange) else {
             throw .noOverlap(recording: recordingRange, manometer: manometer.timeRange, offset: offset)
         }
-        let pairs = pairs(pitches: pitches, manometer: manometer, offset: offset)
+        let pairs = pairs(pitches: pitches, manometer: manometer, offset: offset).filter { $0.pressure > exhaling }
         guard pairs.count >= 10 else { throw .tooFewPairs(pairs.count) }
         let fit = try LineFit(x: pairs.map(\.pitch), y: pairs.map(\.pressure))
         return CalibrationResult(fit: fit, offset: offset, alignment: alignment, alignmentScore: alignmentScore, pairs: pairs)

@@ -52,7 +52,7 @@ struct CalibrateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Largest clock offset searched by --align auto, in seconds.", valueName: "s"))
     var maxLag: Double = 30
 
-    @Option(help: ArgumentHelp("The manometer counts as 'exhaling' above this pressure, for alignment.", valueName: "cmH2O"))
+    @Option(help: ArgumentHelp("The manometer counts as 'exhaling' above this pressure: for alignment, and only frames where it is are fitted.", valueName: "cmH2O"))
     var threshold: Double = 5
 
     @Flag(help: "The manometer CSV is a fast pressure waveform: also track its flutter and compare pitches.")
@@ -122,7 +122,9 @@ struct CalibrateCommand: ParsableCommand {
         }
         let result: CalibrationResult
         do {
-            result = try Calibration.fit(pitches: heard.pitches, manometer: pressure, offset: chosenOffset, recordingRange: recordingRange, alignment: alignment, alignmentScore: score)
+            result = try Calibration.fit(
+                pitches: heard.pitches, manometer: pressure, offset: chosenOffset, recordingRange: recordingRange,
+                alignment: alignment, alignmentScore: score, exhaling: threshold)
         } catch {
             throw failure("\(manometer): \(error)")
         }

@@ -141,3 +141,29 @@ extension FlutterPitchTrackerTests {
         }
     }
 }
+
+extension FlutterPitchTrackerTests {
+    /// Lip and mouth clicks, 2 ms bursts 20 dB above the breath, at random times about twice a
+    /// second: each one falls in the 0.25 s spans of 25 frames, and on the energy envelope it
+    /// dominated their correlations (a third of the flutter lost, some of it at half its rate).
+    func testClicksDoNotHideTheFlutter() throws {
+        let sampleRate = 44100.0
+        for pitch in [12.0, 18, 26, 34] {
+            var signal = TestSignals.flutter(sampleRate: sampleRate, duration: 4, pitch: { _ in pitch }, noiseDB: -10, seed: UInt64(pitch))
+            var random = SeededGenerator(seed: UInt64(pitch) + 100)
+            let rms = (signal.reduce(0) { $0 + Double($1 * $1) } / Double(signal.count)).squareRoot()
+            var time = 0.3
+            while time < 3.8 {
+                let start = Int(time * sampleRate)
+                for i in start..<(start + Int(0.002 * sampleRate)) { signal[i] += Float(10 * rms * random.gaussian()) }
+                time += 0.2 + 0.6 * Double(random.next() % 1000) / 1000
+            }
+            let found = try frames(signal, sampleRate: sampleRate).filter { $0.time > 0.35 && $0.time < 3.65 }
+            let errors = found.compactMap(\.pitch).map { abs($0 - pitch) / pitch }
+            let coverage = Double(errors.count) / Double(found.count)
+            let gross = Double(errors.filter { $0 > 0.2 }.count) / Double(max(1, errors.count))
+            XCTAssertGreaterThanOrEqual(coverage, 0.9, "\(pitch) Hz with clicks: coverage \(coverage)")
+            XCTAssertLessThanOrEqual(gross, 0.01, "\(pitch) Hz with clicks: gross errors \(gross)")
+        }
+    }
+}

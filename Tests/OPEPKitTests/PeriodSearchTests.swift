@@ -36,7 +36,7 @@ final class PeriodSearchTests: XCTestCase {
             let found = peaks.first(where: { $0.correlation >= 0.8 * best }) else { return nil }
         let double = Int((2 * found.period).rounded())
         guard double + 1 <= spanLength - minimumOverlap else { return found }
-        return [double - 1, double, double + 1].contains { r($0) >= 0.3 } ? found : nil
+        return [double - 1, double, double + 1].contains { r($0) >= 0.5 } ? found : nil
     }
 
     /// A smoothed envelope like the tracker's: a periodic pulse train (or none) plus noise,

@@ -86,6 +86,36 @@ final class CalibrationTests: XCTestCase {
         XCTAssertTrue(error("time_s,pressure_cmh2o\n0,1\n0.1,x\n")!.description.hasPrefix("line 3:"))
     }
 
+    /// Flutter frames where the manometer reads no exhalation (the tracker's span reaching past a
+    /// breath's end) are not fitted: five of them per breath, paired with 0 cmH2O, bent the line.
+    func testFramesOutsideTheManometersExhalationsAreNotFitted() throws {
+        var times: [Double] = [], pressures: [Double] = [], pitches: [PitchSample] = []
+        for breath in 0..<4 {
+            let start = Double(breath) * 5
+            for k in 0..<300 {
+                let t = start + Double(k) * 0.01
+                let pitch = 12 + 8 * Double(k) / 300 + 4 * Double(breath) / 3
+                times.append(t)
+                pressures.append(-3 + 1.3 * pitch)
+                pitches.append(PitchSample(time: t, pitch: pitch))
+            }
+            for k in 0..<200 {
+                times.append(start + 3 + Double(k) * 0.01)
+                pressures.append(0)
+            }
+            for k in 0..<5 { pitches.append(PitchSample(time: start + 3 + Double(k) * 0.01, pitch: 11)) }
+        }
+        let manometer = try ManometerTrace(times: times, pressures: pressures)
+        let bent = try Calibration.fit(
+            pitches: pitches, manometer: manometer, offset: 0, recordingRange: 0...20, alignment: "given", exhaling: -.infinity)
+        XCTAssertGreaterThan(abs(bent.fit.slope - 1.3), 0.03, "the edge frames should bend an unfiltered fit")
+        let result = try Calibration.fit(
+            pitches: pitches, manometer: manometer, offset: 0, recordingRange: 0...20, alignment: "given", exhaling: 5)
+        XCTAssertEqual(result.fit.slope, 1.3, accuracy: 1e-6)
+        XCTAssertEqual(result.fit.intercept, -3, accuracy: 1e-5)
+        XCTAssertEqual(result.pairs.count, 1200)
+    }
+
     func testMismatchedLengthsAndNoOverlap() throws {
         XCTAssertThrowsError(try LineFit(x: [1, 2, 3], y: [1, 2])) { XCTAssertEqual($0 as? CalibrationError, .mismatchedLengths(pitches: 3, pressures: 2)) }
         XCTAssertThrowsError(try ManometerTrace(times: [0, 1], pressures: [1])) { XCTAssertEqual($0 as? CalibrationError, .mismatchedLengths(pitches: 2, pressures: 1)) }

@@ -6,14 +6,17 @@
 /// 1-2. ``AudioEnergyFrontEnd``: average to an analysis rate of at least 14 kHz, subtract a
 ///    centred moving average (first null 250 Hz), square, average blocks to ~980 Hz ("audio
 ///    energy"; one energy sample per 45 input samples at 44.1 kHz).
-/// 3. ``GaussianSmoother``: σ = 0.2 × the shortest period (5 ms for 40 Hz), then the envelope's
-///    own moving average over one longest period is subtracted (``MovingAverageHighPass``), so
-///    slow swells like an inhalation's are not mistaken for periodicity.
-/// 4. ``PeriodSearch``: normalised autocorrelation over a 0.25 s span every 10 ms, narrowed around
+/// 3. ``GaussianSmoother``: σ = 0.2 × the shortest period (5 ms for 40 Hz); the moving average
+///    of this energy over one longest period is the sound's level.
+/// 4. ``AmplitudeEnvelope``: the square root, so a click 20 dB above the breath stands 10 times
+///    above it instead of 100 and cannot dominate a span; its own moving average over one longest
+///    period is subtracted (``MovingAverageHighPass``), so slow swells like an inhalation's are
+///    not mistaken for periodicity.
+/// 5. ``PeriodSearch``: normalised autocorrelation over a 0.25 s span every 10 ms, narrowed around
 ///    the previous period, sub-sample peak by parabolic interpolation, accepted above 0.6.
-/// 5. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
+/// 6. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
 ///    is reported once 0.1 s of estimates agree.
-/// 6. pitch = 1 / period.
+/// 7. pitch = 1 / period.
 ///
 /// Feed it chunks of any size with ``process(_:onFrame:)``: the frames are the same whatever the
 /// split. All memory is allocated by the initialiser; processing allocates nothing.
@@ -53,7 +56,8 @@ public struct FlutterPitchTracker {
         /// ``Method/study``). When an exhalation ends its sound falls away: the room's
         /// reverberation still beats faintly at the period, but no flutter is left to report.
         public var fadeDrop: Double = 10
-        /// Smallest modulation depth (standard deviation of the detrended envelope over its level)
+        /// Smallest modulation depth (standard deviation of the detrended energy over its level,
+        /// measured on the amplitude envelope, see ``AmplitudeEnvelope/relativeDepth(standardDeviation:level:)``)
         /// that can carry a flutter (default 0.1). The rocker modulates the sound it makes deeply;
         /// a faint periodic beat under a loud, unmodulated sound, such as music under a cough,
         /// is too shallow to count.
@@ -149,7 +153,8 @@ public struct FlutterPitchTracker {
         public var confidence: Double
         /// Mean square of the high-passed audio over the longest flutter period around `time`.
         public var energy: Double
-        /// Depth of the envelope's modulation: its detrended standard deviation over `energy`.
+        /// Depth of the envelope's modulation: its detrended standard deviation over `energy`
+        /// (measured on the amplitude envelope).
         public var modulation: Double
     }
 
@@ -167,8 +172,12 @@ public struct FlutterPitchTracker {
     private var frontEnd: AudioEnergyFrontEnd
     private var energies: [Float]
     private var means: [Float]
+    /// A copy of the smoothed energy, from which the level is taken.
+    private var levelInput: [Float]
     private static let sliceLength = 4096
     private var smoother: GaussianSmoother
+    private var levelAverage: MovingAverageHighPass
+    private let amplitude = AmplitudeEnvelope()
     private var detrender: MovingAverageHighPass
     private var search: PeriodSearch
     private var periods: PeriodSmoother
@@ -214,6 +223,7 @@ public struct FlutterPitchTracker {
         let maximumBlock = frontEnd.capacity(for: Self.sliceLength)
         energies = [Float](repeating: 0, count: maximumBlock)
         means = energies
+        levelInput = energies
         let fe = fs / Double(blockLength)
         energyRate = fe
         hop = max(1, Int((configuration.frameInterval * fe).rounded()))
@@ -230,6 +240,7 @@ public struct FlutterPitchTracker {
         spanLength = max(longest + longest / 2, Int((configuration.analysisDuration * fe).rounded()))
         detrender = MovingAverageHighPass(
             halfLength: Int((fe / configuration.lowerFrequency / 2).rounded()), maximumBlock: maximumBlock)
+        levelAverage = detrender
         search = PeriodSearch(
             spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth,
             minimumOverlap: Int((fe / configuration.upperFrequency).rounded(.up)) * 2)
@@ -256,6 +267,7 @@ public struct FlutterPitchTracker {
         frontEnd.reset()
         smoother.reset()
         detrender.reset()
+        levelAverage.reset()
         periods.reset()
         studyPeriods.reset()
         for i in ring.indices { ring[i] = 0 }
@@ -300,23 +312,32 @@ public struct FlutterPitchTracker {
         }
     }
 
-    /// Turns a slice of audio into the detrended energy envelope and its level; returns how many
+    /// Turns a slice of audio into the detrended amplitude envelope and its level; returns how many
     /// energy samples it made.
     private mutating func envelope(of slice: UnsafeBufferPointer<Float>) -> Int {
-        var energyBuffer: [Float] = [], meanBuffer: [Float] = []
+        var energyBuffer: [Float] = [], meanBuffer: [Float] = [], linearBuffer: [Float] = []
         swap(&energyBuffer, &energies)
         swap(&meanBuffer, &means)
+        swap(&linearBuffer, &levelInput)
         defer {
             swap(&energyBuffer, &energies)
             swap(&meanBuffer, &means)
+            swap(&linearBuffer, &levelInput)
         }
         return energyBuffer.withUnsafeMutableBufferPointer { energies -> Int in
             meanBuffer.withUnsafeMutableBufferPointer { means -> Int in
-                guard let energy = energies.baseAddress, let mean = means.baseAddress else { return 0 }
-                let count = frontEnd.process(slice, into: energy)
-                smoother.process(energy, count: count)
-                detrender.process(energy, means: mean, count: count)
-                return count
+                linearBuffer.withUnsafeMutableBufferPointer { linears -> Int in
+                    guard let energy = energies.baseAddress, let mean = means.baseAddress, let linear = linears.baseAddress
+                    else { return 0 }
+                    let count = frontEnd.process(slice, into: energy)
+                    smoother.process(energy, count: count)
+                    linear.update(from: energy, count: count)
+                    levelAverage.process(linear, means: mean, count: count)
+                    amplitude.process(energy, count: count)
+                    // The amplitude's own moving average is not needed: `linear` is free again.
+                    detrender.process(energy, means: linear, count: count)
+                    return count
+                }
             }
         }
     }
@@ -430,7 +451,7 @@ public struct FlutterPitchTracker {
                         samples: samples + ((before &+ 1) & ringMask), sums: sums, squares: squares,
                         mask: ringMask, before: before & ringMask)
                     variance = search.variance(of: span)
-                    let modulation = level > 0 ? variance.squareRoot() / level : 0
+                    let modulation = AmplitudeEnvelope.relativeDepth(standardDeviation: variance.squareRoot(), level: level)
                     if variance > 0, modulation >= configuration.minimumModulation,
                         let found = search.search(span, near: previousPeriod, checkFractions: checkFractions),
                         found.correlation > threshold(for: found.period, faded: faded), periodLimits.contains(found.period) {
@@ -439,7 +460,7 @@ public struct FlutterPitchTracker {
                 }
             }
         }
-        let modulation = level > 0 ? variance.squareRoot() / level : 0
+        let modulation = AmplitudeEnvelope.relativeDepth(standardDeviation: variance.squareRoot(), level: level)
         if let candidate, candidate.correlation > configuration.acceptance {
             trackLevel = previousPeriod == nil || trackLevel == 0 ? level : trackLevel + 0.1 * (level - trackLevel)
         } else if faded, candidate == nil {
