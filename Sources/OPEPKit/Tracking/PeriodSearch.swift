@@ -46,11 +46,8 @@ struct PeriodSearch {
     let searchWidth: Double
     /// A shorter lag wins if its peak reaches this share of the best (octave-error guard).
     let octaveShare: Double
-    /// Correlation needed near twice the period, when that lag fits in the span (default 0.5; it
-    /// was 0.3 on the energy envelope. On the amplitude envelope 0.3 let chance peaks in plain
-    /// breathing through: on the first 120 random tuning sessions 5 breaths were found in 76
-    /// exhalations without the device with 0.3, 1 with 0.4, none with 0.5, and a quiet sound
-    /// before a cough made a breath of the named corpus's cough case below 0.5).
+    /// Correlation needed near twice the period, when that lag fits in the span (the tracker's
+    /// ``FlutterPitchTracker/Configuration/secondPeakMinimum``).
     let secondPeakMinimum: Double
     /// Fewest samples compared at twice the period for that check to be made.
     let minimumOverlap: Int
