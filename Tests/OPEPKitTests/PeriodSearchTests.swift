@@ -7,6 +7,8 @@ import XCTest
 /// confirmed at twice the period.
 final class PeriodSearchTests: XCTestCase {
     private let spanLength = 245, lags = 24...103, minimumOverlap = 50
+    /// The tracker's default: the correlation needed at twice the period.
+    private let secondPeakMinimum = FlutterPitchTracker.Configuration(sampleRate: 44100).secondPeakMinimum
 
     private func pearson(_ x: [Double], lag: Int) -> Double {
         let a = x[0..<(x.count - lag)], b = x[lag...]
@@ -36,7 +38,7 @@ final class PeriodSearchTests: XCTestCase {
             let found = peaks.first(where: { $0.correlation >= 0.8 * best }) else { return nil }
         let double = Int((2 * found.period).rounded())
         guard double + 1 <= spanLength - minimumOverlap else { return found }
-        return [double - 1, double, double + 1].contains { r($0) >= 0.5 } ? found : nil
+        return [double - 1, double, double + 1].contains { r($0) >= secondPeakMinimum } ? found : nil
     }
 
     /// A smoothed envelope like the tracker's: a periodic pulse train (or none) plus noise,
@@ -53,7 +55,9 @@ final class PeriodSearchTests: XCTestCase {
     }
 
     private func search(_ x: [Double]) -> PeriodCandidate? {
-        var search = PeriodSearch(spanLength: spanLength, lagRange: lags, searchWidth: 0.15, minimumOverlap: minimumOverlap)
+        var search = PeriodSearch(
+            spanLength: spanLength, lagRange: lags, searchWidth: 0.15, secondPeakMinimum: secondPeakMinimum,
+            minimumOverlap: minimumOverlap)
         let samples = x.map(Float.init)
         var total = 0.0, totalSquares = 0.0
         var sums = [Double](repeating: 0, count: 512), squares = sums

@@ -8,9 +8,9 @@
 ///    energy"; one energy sample per 45 input samples at 44.1 kHz).
 /// 3. ``GaussianSmoother``: σ = 0.2 × the shortest period (5 ms for 40 Hz); the moving average
 ///    of this energy over one longest period is the sound's level.
-/// 4. ``AmplitudeEnvelope``: the square root, so a click 20 dB above the breath stands 10 times
-///    above it instead of 100 and cannot dominate a span; its own moving average over one longest
-///    period is subtracted (``MovingAverageHighPass``), so slow swells like an inhalation's are
+/// 4. ``AmplitudeEnvelope``: the square root (not with ``Method/study``, which reads the energy),
+///    so a click 20 dB above the breath stands 10 times above it instead of 100 and cannot
+///    dominate a span; the envelope's own moving average over one longest period is subtracted (``MovingAverageHighPass``), so slow swells like an inhalation's are
 ///    not mistaken for periodicity.
 /// 5. ``PeriodSearch``: normalised autocorrelation over a 0.25 s span every 10 ms, narrowed around
 ///    the previous period, sub-sample peak by parabolic interpolation, accepted above 0.6.
@@ -59,8 +59,8 @@ public struct FlutterPitchTracker {
         /// ``Method/study``). When an exhalation ends its sound falls away: the room's
         /// reverberation still beats faintly at the period, but no flutter is left to report.
         public var fadeDrop: Double = 10
-        /// Smallest modulation depth (standard deviation of the detrended energy over its level,
-        /// measured on the amplitude envelope, see ``AmplitudeEnvelope/relativeDepth(standardDeviation:level:)``)
+        /// Smallest modulation depth (standard deviation of the detrended energy over its level;
+        /// read from the amplitude envelope, see ``AmplitudeEnvelope/relativeDepth(standardDeviation:level:)``)
         /// that can carry a flutter (default 0.1). The rocker modulates the sound it makes deeply;
         /// a faint periodic beat under a loud, unmodulated sound, such as music under a cough,
         /// is too shallow to count.
@@ -175,8 +175,8 @@ public struct FlutterPitchTracker {
         public var confidence: Double
         /// Mean square of the high-passed audio over the longest flutter period around `time`.
         public var energy: Double
-        /// Depth of the envelope's modulation: its detrended standard deviation over `energy`
-        /// (measured on the amplitude envelope).
+        /// Depth of the envelope's modulation: the detrended energy's standard deviation over
+        /// `energy`, whichever ``Envelope`` is read.
         public var modulation: Double
     }
 

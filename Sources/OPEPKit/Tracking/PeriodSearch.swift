@@ -61,7 +61,7 @@ struct PeriodSearch {
 
     init(
         spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double = 0.8,
-        secondPeakMinimum: Double = 0.5, minimumOverlap: Int
+        secondPeakMinimum: Double, minimumOverlap: Int
     ) {
         self.lagRange = lagRange
         self.searchWidth = searchWidth
