@@ -4,19 +4,25 @@
 ///
 /// Pipeline, every length derived from the sample rate:
 /// 1-2. ``AudioEnergyFrontEnd``: average to an analysis rate of at least 14 kHz, subtract a
-///    centred moving average (first null 250 Hz), square, average blocks to ~980 Hz ("audio
+///    centred moving average (first null 100 Hz; the study's 250), square, average blocks to ~980 Hz ("audio
 ///    energy"; one energy sample per 45 input samples at 44.1 kHz).
 /// 3. ``GaussianSmoother``: σ = 0.2 × the shortest period (5 ms for 40 Hz); the moving average
 ///    of this energy over one longest period is the sound's level.
 /// 4. ``AmplitudeEnvelope``: the square root (not with ``Method/study``, which reads the energy),
 ///    so a click 20 dB above the breath stands 10 times above it instead of 100 and cannot
-///    dominate a span; the envelope's own moving average over one longest period is subtracted (``MovingAverageHighPass``), so slow swells like an inhalation's are
-///    not mistaken for periodicity.
+///    dominate a span; the envelope's own moving average over one longest period is subtracted
+///    (``MovingAverageHighPass``), so slow swells like an inhalation's are not mistaken for
+///    periodicity.
 /// 5. ``PeriodSearch``: normalised autocorrelation over a 0.25 s span every 10 ms, narrowed around
-///    the previous period, sub-sample peak by parabolic interpolation, accepted above 0.6.
-/// 6. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
+///    the previous period, sub-sample peak by parabolic interpolation, accepted above 0.6 when
+///    the correlation near twice the period reaches 0.5.
+/// 6. ``PeriodEvidence``: every 40 ms the span's correlation at every lag joins an average with a
+///    0.15 s memory; a period whose average exceeds 0.45 starts a track, and one above 0.4
+///    continues it where a single span falls short. The breath's own fluctuation correlates by
+///    chance at lags that move from span to span; a flutter's period stays.
+/// 7. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
 ///    is reported once 0.1 s of estimates agree.
-/// 7. pitch = 1 / period.
+/// 8. pitch = 1 / period.
 ///
 /// Feed it chunks of any size with ``process(_:onFrame:)``: the frames are the same whatever the
 /// split. All memory is allocated by the initialiser; processing allocates nothing.
@@ -72,6 +78,19 @@ public struct FlutterPitchTracker {
         /// device with 0.3, 1 with 0.4, none with 0.5, and a quiet sound before a cough made a
         /// breath in the named corpus's cough case below 0.5.
         public var secondPeakMinimum: Double = 0.5
+        /// Memory of ``PeriodEvidence``, the correlation per lag averaged over recent spans, in
+        /// seconds (default 0.15; 0 turns it off, as with ``Method/study``). A breath's own
+        /// fluctuation correlates by chance at lags that change from span to span; a flutter's
+        /// period persists.
+        public var evidenceTime: Double = 0.15
+        /// Averaged correlation that starts a track when no single span reached `acceptance`
+        /// (default 0.45).
+        public var evidenceAcceptance: Double = 0.45
+        /// Averaged correlation at a track's period that continues it when a single span falls
+        /// short of `continuationAcceptance` (default 0.4, what a single span needs; at 0.3 the
+        /// evidence, which lags the sound by its memory, carried tracks into speech before a
+        /// breath in the named corpus's AirPods case).
+        public var evidenceContinuation: Double = 0.4
         /// The decay rate of the run-length moving average (default 0.8).
         public var decayRate: Double = 0.8
         /// Longest run counted by the moving average (default 10, so the old average keeps 0.8¹⁰ = 11 %).
@@ -108,6 +127,7 @@ public struct FlutterPitchTracker {
                 continuationAcceptance = acceptance
                 fadeDrop = 200
                 holdDuration = 0
+                evidenceTime = 0
             }
         }
 
@@ -134,6 +154,11 @@ public struct FlutterPitchTracker {
             try require(fadeDrop >= 1 && fadeDrop <= 200, "fadeDrop", fadeDrop, "between 1 and 200 dB")
             try require(minimumModulation >= 0 && minimumModulation < 1, "minimumModulation", minimumModulation, "in [0, 1)")
             try require(secondPeakMinimum >= -1 && secondPeakMinimum <= 1, "secondPeakMinimum", secondPeakMinimum, "between -1 and 1")
+            try require(evidenceTime >= 0 && evidenceTime <= 2, "evidenceTime", evidenceTime, "between 0 and 2 s")
+            try require(evidenceAcceptance > 0 && evidenceAcceptance < 1, "evidenceAcceptance", evidenceAcceptance, "in (0, 1)")
+            try require(
+                evidenceContinuation > 0 && evidenceContinuation <= evidenceAcceptance, "evidenceContinuation",
+                evidenceContinuation, "in (0, evidenceAcceptance (\(evidenceAcceptance))]")
             try require(decayRate >= 0 && decayRate < 1, "decayRate", decayRate, "in [0, 1)")
             try require(maxRunLength >= 1 && maxRunLength <= 100, "maxRunLength", Double(maxRunLength), "between 1 and 100")
             try require(searchWidth > 0 && searchWidth <= 0.5, "searchWidth", searchWidth, "in (0, 0.5]")
@@ -202,6 +227,7 @@ public struct FlutterPitchTracker {
     private let amplitude = AmplitudeEnvelope()
     private var detrender: MovingAverageHighPass
     private var search: PeriodSearch
+    private var evidence: PeriodEvidence
     private var periods: PeriodSmoother
     private var studyPeriods: StudyPeriodAverage
     /// The detrended envelope, each sample written twice (at its slot and one ring further) so
@@ -263,10 +289,13 @@ public struct FlutterPitchTracker {
         detrender = MovingAverageHighPass(
             halfLength: Int((fe / configuration.lowerFrequency / 2).rounded()), maximumBlock: maximumBlock)
         levelAverage = detrender
+        let minimumOverlap = Int((fe / configuration.upperFrequency).rounded(.up)) * 2
         search = PeriodSearch(
             spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth,
-            secondPeakMinimum: configuration.secondPeakMinimum,
-            minimumOverlap: Int((fe / configuration.upperFrequency).rounded(.up)) * 2)
+            minimumOverlap: minimumOverlap)
+        evidence = PeriodEvidence(
+            lagRange: max(2, shortest)...longest, interval: Double(acquisitionFrames) * frameInterval,
+            timeConstant: configuration.evidenceTime)
         studyPeriods = StudyPeriodAverage(decayRate: configuration.decayRate)
         periods = PeriodSmoother(settings: .init(
             decayRate: configuration.decayRate, maxRunLength: configuration.maxRunLength,
@@ -291,6 +320,7 @@ public struct FlutterPitchTracker {
         smoother.reset()
         detrender.reset()
         levelAverage.reset()
+        evidence.reset()
         periods.reset()
         studyPeriods.reset()
         for i in ring.indices { ring[i] = 0 }
@@ -469,15 +499,18 @@ public struct FlutterPitchTracker {
         let level = Double(max(0, levels[(newest - (spanLength - 1) / 2) & ringMask]))
         let index = frameCount
         frameCount += 1
-        guard (previousPeriod != nil || index % acquisitionFrames == 0) && gate(level) else {
+        let checkFractions = index % acquisitionFrames == 0
+        let updatesEvidence = checkFractions && configuration.evidenceTime > 0
+        guard (previousPeriod != nil || checkFractions) && gate(level) else {
+            if updatesEvidence { evidence.decay() }
             _ = smooth(nil)
             return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0)
         }
         let faded = previousPeriod != nil && level < trackLevel * fadeRatio
         let before = newest - spanLength
-        let checkFractions = index % acquisitionFrames == 0
         var variance = 0.0
-        var candidate: PeriodCandidate?
+        var found: PeriodCandidate?
+        var proposal: (evidence: PeriodCandidate, spanCorrelation: Double)?
         ring.withUnsafeBufferPointer { ring in
             sums.withUnsafeBufferPointer { sums in
                 squares.withUnsafeBufferPointer { squares in
@@ -486,27 +519,54 @@ public struct FlutterPitchTracker {
                         samples: samples + ((before &+ 1) & ringMask), sums: sums, squares: squares,
                         mask: ringMask, before: before & ringMask)
                     variance = search.variance(of: span)
-                    let modulation = depth(variance, level)
-                    if variance > 0, modulation >= configuration.minimumModulation,
-                        let found = search.search(span, near: previousPeriod, checkFractions: checkFractions),
-                        found.correlation > threshold(for: found.period, faded: faded), periodLimits.contains(found.period) {
-                        candidate = found
+                    guard variance > 0, depth(variance, level) >= configuration.minimumModulation else {
+                        if updatesEvidence { evidence.decay() }
+                        return
                     }
+                    found = search.search(span, near: previousPeriod, checkFractions: checkFractions)
+                    guard updatesEvidence else { return }
+                    evidence.update(from: &search, span: span)
+                    guard previousPeriod == nil, let strongest = evidence.strongest() else { return }
+                    proposal = (strongest, search.correlation(span, at: Int(strongest.period.rounded())))
                 }
             }
         }
-        let modulation = depth(variance, level)
-        if let candidate, candidate.correlation > configuration.acceptance {
+        let candidate = decide(found, proposal: proposal, faded: faded)
+        if let candidate, candidate.strong {
             trackLevel = previousPeriod == nil || trackLevel == 0 ? level : trackLevel + 0.1 * (level - trackLevel)
         } else if faded, candidate == nil {
             drop()
         }
-        let smoothed = smooth(candidate?.period)
+        let smoothed = smooth(candidate?.period.period)
         return Frame(
             time: time,
             pitch: smoothed.map { energyRate / $0 },
-            confidence: max(0, min(1, candidate?.correlation ?? 0)),
-            energy: level, modulation: modulation)
+            confidence: max(0, min(1, candidate?.period.correlation ?? 0)),
+            energy: level, modulation: depth(variance, level))
+    }
+
+    /// The frame's accepted period, if any, and whether it was heard clearly (a new track's
+    /// evidence, or a single span above the full acceptance). `proposal` is the evidence's
+    /// strongest period when it was updated without a track, with this span's own correlation at
+    /// it.
+    private func decide(
+        _ found: PeriodCandidate?, proposal: (evidence: PeriodCandidate, spanCorrelation: Double)?, faded: Bool
+    ) -> (period: PeriodCandidate, strong: Bool)? {
+        if let found, periodLimits.contains(found.period),
+            found.secondPeak.map({ $0 >= configuration.secondPeakMinimum }) ?? true {
+            if found.correlation > threshold(for: found.period, faded: faded) {
+                return (found, found.correlation > configuration.acceptance)
+            }
+            if configuration.evidenceTime > 0, !faded, let previous = previousPeriod,
+                abs(found.period - previous) <= configuration.consistency * previous,
+                evidence.value(at: found.period) > configuration.evidenceContinuation {
+                return (found, false)
+            }
+        }
+        guard let proposal, proposal.evidence.correlation > configuration.evidenceAcceptance,
+            proposal.spanCorrelation > configuration.continuationAcceptance, periodLimits.contains(proposal.evidence.period)
+        else { return nil }
+        return (proposal.evidence, true)
     }
 }
 
@@ -535,6 +595,9 @@ extension FlutterPitchTracker.Configuration: Codable {
         try c.update(&fadeDrop, from: .fadeDrop)
         try c.update(&minimumModulation, from: .minimumModulation)
         try c.update(&secondPeakMinimum, from: .secondPeakMinimum)
+        try c.update(&evidenceTime, from: .evidenceTime)
+        try c.update(&evidenceAcceptance, from: .evidenceAcceptance)
+        try c.update(&evidenceContinuation, from: .evidenceContinuation)
         try c.update(&decayRate, from: .decayRate)
         try c.update(&maxRunLength, from: .maxRunLength)
         try c.update(&searchWidth, from: .searchWidth)

@@ -5,6 +5,9 @@ struct PeriodCandidate: Equatable {
     var period: Double
     /// Normalised autocorrelation at that period, in -1...1.
     var correlation: Double
+    /// The highest correlation within a lag of twice the period, when that lag fits in the span
+    /// with enough overlap; nil when it does not fit (or was not looked at).
+    var secondPeak: Double? = nil
 }
 
 /// The study's "economical" normalised autocorrelation (seed 000 section 3 step 7).
@@ -22,9 +25,10 @@ struct PeriodCandidate: Equatable {
 /// lags at a half, a third and a quarter of it are checked too, so a track can never stay locked
 /// on a multiple.
 ///
-/// A periodic envelope also correlates at twice its period; a chance peak in noise almost never
-/// does. So when twice the period still fits in the span with `minimumOverlap` samples to spare,
-/// the correlation near it must reach `secondPeakMinimum` for the candidate to stand.
+/// A periodic envelope also correlates at twice its period; a chance peak in noise rarely does.
+/// So when twice the period still fits in the span with `minimumOverlap` samples to spare, the
+/// candidate carries the highest correlation within a lag of it (``PeriodCandidate/secondPeak``)
+/// for the tracker to judge.
 struct PeriodSearch {
     /// Where a span lies in the tracker's rings; valid only while the rings are borrowed.
     struct Span {
@@ -46,9 +50,6 @@ struct PeriodSearch {
     let searchWidth: Double
     /// A shorter lag wins if its peak reaches this share of the best (octave-error guard).
     let octaveShare: Double
-    /// Correlation needed near twice the period, when that lag fits in the span (the tracker's
-    /// ``FlutterPitchTracker/Configuration/secondPeakMinimum``).
-    let secondPeakMinimum: Double
     /// Fewest samples compared at twice the period for that check to be made.
     let minimumOverlap: Int
     /// Samples in the span.
@@ -61,12 +62,11 @@ struct PeriodSearch {
 
     init(
         spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double = 0.8,
-        secondPeakMinimum: Double, minimumOverlap: Int
+        minimumOverlap: Int
     ) {
         self.lagRange = lagRange
         self.searchWidth = searchWidth
         self.octaveShare = octaveShare
-        self.secondPeakMinimum = secondPeakMinimum
         self.minimumOverlap = minimumOverlap
         self.spanLength = spanLength
         scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
@@ -90,12 +90,17 @@ struct PeriodSearch {
     mutating func search(_ span: Span, near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
         for lag in scored { scores[lag] = -2 }
         scored.removeAll(keepingCapacity: true)
-        guard let found = bandSearch(span, near: previous, checkFractions: checkFractions) else { return nil }
+        guard var found = bandSearch(span, near: previous, checkFractions: checkFractions) else { return nil }
         let double = Int((2 * found.period).rounded())
         guard double + 1 <= spanLength - minimumOverlap else { return found }
-        let reachesSecondPeak = score(span, double) >= secondPeakMinimum || score(span, double - 1) >= secondPeakMinimum
-            || score(span, double + 1) >= secondPeakMinimum
-        return reachesSecondPeak ? found : nil
+        found.secondPeak = max(score(span, double - 1), score(span, double), score(span, double + 1))
+        return found
+    }
+
+    /// The correlation at `lag` of the span the last ``search(_:near:checkFractions:)`` read
+    /// (memoised with that search's scores); call it only for that span.
+    mutating func correlation(_ span: Span, at lag: Int) -> Double {
+        score(span, lag)
     }
 
     private mutating func bandSearch(_ span: Span, near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
