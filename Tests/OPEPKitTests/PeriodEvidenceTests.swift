@@ -1,44 +1,86 @@
+import Foundation
 import XCTest
 @testable import OPEPKit
 
-/// The period evidence: a correlation that persists at one lag outgrows chance peaks that move.
+/// The period evidence: the subsampled correlation against a plain reference, and a period that
+/// persists outgrowing chance peaks that move.
 final class PeriodEvidenceTests: XCTestCase {
-    private let lags = 24...103
-    /// The tracker's acquisition interval and default memory.
-    private let interval = 0.04, memory = 0.15
+    /// The tracker's span and band at 44.1 kHz (980 Hz envelope), acquisition interval and memory.
+    private let spanLength = 245, periods = 24...103, step = 3, interval = 0.04, memory = 0.15
 
-    /// Each span: 0.45 at lag 50 (a shallow flutter), a chance peak of 0.7 at a lag that moves,
-    /// and noise everywhere; single spans see the chance peak first, the evidence the flutter.
-    func testAPersistentPeriodOutgrowsMovingChancePeaks() {
-        var evidence = PeriodEvidence(lagRange: lags, interval: interval, timeConstant: memory)
-        var rng = SeededGenerator(seed: 7)
-        var singleSpanWins = 0
-        for _ in 0..<25 {
-            let chance = Int.random(in: 30...100, using: &rng)
-            var curve = [Double](repeating: 0, count: 200)
-            for lag in lags { curve[lag] = 0.15 * rng.gaussian() }
-            for lag in 46...54 { curve[lag] += 0.45 * (1 - Double(abs(lag - 50)) / 5) }
-            if abs(chance - 50) > 6 {
-                for lag in (chance - 3)...(chance + 3) { curve[lag] = max(curve[lag], 0.7 * (1 - Double(abs(lag - chance)) / 4)) }
-            }
-            if let best = lags.max(by: { curve[$0] < curve[$1] }), abs(best - 50) > 2 { singleSpanWins += 1 }
-            evidence.update { curve[$0] }
+    private func evidence() -> PeriodEvidence {
+        PeriodEvidence(periods: periods, spanLength: spanLength, step: step, interval: interval, timeConstant: memory)
+    }
+
+    /// A smoothed envelope like the tracker's: a pulse train of `period` samples (or none) plus
+    /// smoothed noise.
+    private func envelope(period: Double?, noise: Double, rng: inout SeededGenerator) -> [Float] {
+        let phase = Double.random(in: 0..<(2 * Double.pi), using: &rng)
+        let raw = (0..<(spanLength + 40)).map { n -> Double in
+            let pulse = period.map { pow((1 + cos(2 * Double.pi * Double(n) / $0 + phase)) / 2, 2) } ?? 0
+            return pulse + noise * rng.gaussian()
         }
-        XCTAssertGreaterThan(singleSpanWins, 15, "the chance peaks should dominate single spans")
-        let found = try? XCTUnwrap(evidence.strongest())
-        XCTAssertEqual(found?.period ?? 0, 50, accuracy: 1)
-        XCTAssertGreaterThan(found?.correlation ?? 0, 0.35)
-        for lag in lags where abs(lag - 50) > 4 {
-            XCTAssertLessThan(evidence.value(at: Double(lag)), 0.3, "lag \(lag)")
+        let weights = (-15...15).map { exp(-Double($0 * $0) / (2 * 4.9 * 4.9)) }
+        return (20..<(20 + spanLength)).map { n in Float(weights.indices.reduce(0.0) { $0 + weights[$1] * raw[n - 15 + $1] }) }
+    }
+
+    private func pearson(_ x: [Double], lag: Int) -> Double {
+        let a = x[0..<(x.count - lag)], b = x[lag...]
+        let n = Double(a.count)
+        let meanA = a.reduce(0, +) / n, meanB = b.reduce(0, +) / n
+        var covariance = 0.0, varianceA = 0.0, varianceB = 0.0
+        for (u, v) in zip(a, b) {
+            covariance += (u - meanA) * (v - meanB)
+            varianceA += (u - meanA) * (u - meanA)
+            varianceB += (v - meanB) * (v - meanB)
+        }
+        return covariance / (varianceA * varianceB).squareRoot()
+    }
+
+    func testOneSpanMixesInThePlainCorrelationOfEveryThirdSample() {
+        var rng = SeededGenerator(seed: 3)
+        let x = envelope(period: 47.7, noise: 0.3, rng: &rng)
+        var evidence = evidence()
+        x.withUnsafeBufferPointer { evidence.update(span: $0.baseAddress!) }
+        let subsampled = stride(from: 0, to: spanLength - step + 1, by: step).map { Double(x[$0]) }
+        let share = 1 - exp(-interval / memory)
+        for lag in evidence.lagRange {
+            XCTAssertEqual(
+                evidence.value(at: Double(lag * step)), share * pearson(subsampled, lag: lag), accuracy: 1e-6, "lag \(lag)")
         }
     }
 
-    func testTheShortestStrongPeakWinsAndTheEvidenceFades() {
-        var evidence = PeriodEvidence(lagRange: lags, interval: interval, timeConstant: memory)
-        for _ in 0..<30 {
-            evidence.update { lag in max(0, 0.5 - Double(abs(lag - 40)) / 10, 0.55 - Double(abs(lag - 80)) / 10) }
+    /// Each span: a shallow pulse train at 52.5 samples under smoothed noise that changes from
+    /// span to span. Single spans often peak elsewhere; the evidence finds the period.
+    func testAPersistentPeriodOutgrowsMovingChancePeaks() {
+        var rng = SeededGenerator(seed: 11)
+        var averaged = evidence()
+        var singleSpansWrong = 0
+        let spans = 25
+        for _ in 0..<spans {
+            let x = envelope(period: 52.5, noise: 2.0, rng: &rng)
+            var single = PeriodEvidence(periods: periods, spanLength: spanLength, step: step, interval: interval, timeConstant: 1e-9)
+            x.withUnsafeBufferPointer { span in
+                single.update(span: span.baseAddress!)
+                averaged.update(span: span.baseAddress!)
+            }
+            if abs((single.strongest()?.period ?? 0) - 52.5) > 4 { singleSpansWrong += 1 }
         }
-        XCTAssertEqual(evidence.strongest()?.period ?? 0, 40, accuracy: 0.01, "a half-rate peak must not win")
+        XCTAssertGreaterThan(singleSpansWrong, spans / 4, "the noise should mislead single spans")
+        let found = averaged.strongest()
+        XCTAssertEqual(found?.period ?? 0, 52.5, accuracy: 3)
+        XCTAssertGreaterThan(found?.correlation ?? 0, 0.3)
+    }
+
+    func testTheShortestStrongPeakWinsAndTheEvidenceFades() {
+        var rng = SeededGenerator(seed: 5)
+        var evidence = evidence()
+        for _ in 0..<30 {
+            let x = envelope(period: 40, noise: 0.05, rng: &rng)
+            x.withUnsafeBufferPointer { evidence.update(span: $0.baseAddress!) }
+        }
+        XCTAssertGreaterThan(evidence.value(at: 80), 0.5, "twice the period correlates as well")
+        XCTAssertEqual(evidence.strongest()?.period ?? 0, 40, accuracy: 1.5, "a half-rate peak must not win")
         let before = evidence.value(at: 40)
         for _ in 0..<25 { evidence.decay() }
         XCTAssertEqual(evidence.value(at: 40), before * exp(-1.0 / memory), accuracy: 1e-9, "1 s of silence")

@@ -255,6 +255,10 @@ public struct FlutterPitchTracker {
     private var previousPeriod: Double?
     private let periodLimits: ClosedRange<Double>
 
+    /// Lowest rate, in Hz, at which ``PeriodEvidence`` reads the envelope (every third sample at
+    /// 980 Hz).
+    static let evidenceRate = 300.0
+
     /// Periods up to 4 % beyond the band are still tracked, so a flutter right at a band edge is
     /// not lost to estimation noise.
     static let bandMargin = 1.04
@@ -294,7 +298,8 @@ public struct FlutterPitchTracker {
             spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth,
             minimumOverlap: minimumOverlap)
         evidence = PeriodEvidence(
-            lagRange: max(2, shortest)...longest, interval: Double(acquisitionFrames) * frameInterval,
+            periods: max(2, shortest)...longest, spanLength: spanLength,
+            step: max(1, Int(fe / Self.evidenceRate)), interval: Double(acquisitionFrames) * frameInterval,
             timeConstant: configuration.evidenceTime)
         studyPeriods = StudyPeriodAverage(decayRate: configuration.decayRate)
         periods = PeriodSmoother(settings: .init(
@@ -525,7 +530,7 @@ public struct FlutterPitchTracker {
                     }
                     found = search.search(span, near: previousPeriod, checkFractions: checkFractions)
                     guard updatesEvidence else { return }
-                    evidence.update(from: &search, span: span)
+                    evidence.update(span: span.samples)
                     guard previousPeriod == nil, let strongest = evidence.strongest() else { return }
                     proposal = (strongest, search.correlation(span, at: Int(strongest.period.rounded())))
                 }
