@@ -90,7 +90,7 @@ struct EvaluateCommand: ParsableCommand {
         }
         if !(1...256).contains(jobs) { throw ValidationError("--jobs must lie in 1...256 (got \(jobs)).") }
         if seed != 1, corpus == .tuning || corpus == .heldOut {
-            throw ValidationError("--seed varies the named corpus; the random corpora have fixed seeds (see README).")
+            throw ValidationError("--seed varies the named corpus; the random corpora have fixed seeds (see docs/usage.md, opep evaluate).")
         }
     }
 
