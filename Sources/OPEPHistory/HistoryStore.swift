@@ -235,6 +235,19 @@ public final class HistoryStore: Sendable {
             try db.rename(table: "new_sessions", to: "sessions")
             try db.create(index: "sessions_on_started_at", on: "sessions", columns: ["started_at"])
         }
+        // Imports were keyed by their document re-encoded by the importing release, which every new
+        // engine setting changed: the keys are rewritten as ``ImportKey`` from the stored rows. A
+        // session whose new key another already holds (saved twice by that bug) keeps its old key,
+        // so nothing is lost and later imports find the first.
+        migrator.registerMigration("v3-stable-import-keys") { db in
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM sessions WHERE import_key IS NOT NULL ORDER BY id")
+            var taken: Set<String> = []
+            for id in ids {
+                let key = try ImportKey(session: id, in: db).text
+                guard taken.insert(key).inserted else { continue }
+                try db.execute(sql: "UPDATE sessions SET import_key = ? WHERE id = ?", arguments: [key, id])
+            }
+        }
         return migrator
     }
 

@@ -115,8 +115,9 @@ extension HistoryStore {
     /// phone's export), with its summary, breaths, sets and events, and a plan with the
     /// document's target and device (the rest from the saved plan). It has no frames.
     ///
-    /// Imports are idempotent: a document already imported (the same JSON once re-encoded, so
-    /// whitespace and key order do not matter) is not saved again, and its session's id is returned.
+    /// Imports are idempotent: a session already imported (the same ``ImportKey``: its duration,
+    /// breaths and sets, whatever release wrote or reads the document) is not saved again, and its
+    /// id is returned.
     /// - Parameters:
     ///   - source: where the session came from (default ``SessionSource/imported``).
     ///   - defaultStart: the session's start when the document has no `recorded_at`.
@@ -124,7 +125,7 @@ extension HistoryStore {
     @discardableResult
     public func importSession(_ document: SessionAnalysis, source: SessionSource = .imported, defaultStart: Date) throws -> SessionImport {
         try document.validate()
-        let key = SHA256.hex(of: try reportJSON(document, pretty: false).utf8)
+        let key = ImportKey(document).text
         let settings = document.settings
         let startedAt = settings.recordedAt.flatMap(SessionAnalysis.date) ?? defaultStart
         var plan = try plan()

@@ -88,8 +88,14 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(try store.sessions().count, 1)
         XCTAssertEqual(try store.session(first.id)?.events.count, Self.document.events.count, "no events written twice")
 
+        var retimed = Self.document
+        retimed.settings.recordedAt = "2026-03-01T08:30:00Z"
+        XCTAssertEqual(
+            try store.importSession(retimed, defaultStart: Date()), SessionImport(id: first.id, created: false),
+            "the same measurements are the same session, whatever time the document gives")
+
         var other = Self.document
-        other.settings.recordedAt = "2026-03-01T08:30:00Z"
+        other.breaths[other.breaths.count - 1].end += 0.01
         let second = try store.importSession(other, defaultStart: Date())
         XCTAssertTrue(second.created)
         XCTAssertNotEqual(second.id, first.id)
@@ -107,6 +113,7 @@ final class ImportTests: XCTestCase {
         let plain = try store.importSession(document, defaultStart: Date())
         XCTAssertEqual(try store.session(plain.id)?.session.startedAt, "2026-03-01T08:30:00Z")
         document.settings.recordedAt = "2026-03-02T09:15:30.250Z"
+        document.summary.duration += 1
         let fractional = try store.importSession(document, defaultStart: Date())
         let started = try XCTUnwrap(try store.session(fractional.id)?.session.startedAt)
         XCTAssertEqual(try Date(started, strategy: .iso8601).timeIntervalSince1970, 1_772_442_930, accuracy: 1)
@@ -165,7 +172,7 @@ final class ImportTests: XCTestCase {
             }
         }
         let store = try HistoryStore(path: path)
-        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports"])
+        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys"])
         XCTAssertEqual(try store.sessions().map(\.id), [2, 1])
         XCTAssertEqual(try store.sessions().map(\.source), [.monitor, .monitor])
         XCTAssertEqual(try store.session(1)?.breaths.map(\.end), [5])
@@ -184,5 +191,64 @@ final class ImportTests: XCTestCase {
         XCTAssertThrowsError(try store.writer.write { db in
             try db.execute(sql: "UPDATE sessions SET source = 'elsewhere' WHERE id = 2")
         }, "the source is still checked")
+    }
+
+    /// The same session sent again after an upgrade (its document written by a release with other
+    /// defaults, settings this one does not know, or without some it has) is saved once.
+    func testTheSameSessionFromAnotherReleaseIsImportedOnce() throws {
+        let store = try HistoryStore()
+        let first = try store.importSession(Self.document, defaultStart: Date())
+        var object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(try reportJSON(Self.document, pretty: false).utf8)) as? [String: Any])
+        var settings = try XCTUnwrap(object["settings"] as? [String: Any])
+        var tracker = try XCTUnwrap(settings["tracker"] as? [String: Any])
+        tracker["evidence_time"] = nil
+        tracker["evidence_acceptance"] = nil
+        tracker["a_setting_from_the_future"] = 3
+        tracker["acceptance"] = 0.55
+        settings["tracker"] = tracker
+        object["settings"] = settings
+        object["schema_version"] = 9
+        var summary = try XCTUnwrap(object["summary"] as? [String: Any])
+        summary["inhalations_heard"] = nil
+        object["summary"] = summary
+        let other = try SessionAnalysis(json: try JSONSerialization.data(withJSONObject: object))
+        XCTAssertNotEqual(try reportJSON(other, pretty: false), try reportJSON(Self.document, pretty: false))
+        XCTAssertEqual(try store.importSession(other, defaultStart: Date()), SessionImport(id: first.id, created: false))
+        XCTAssertEqual(try store.sessions().count, 1)
+    }
+
+    /// Keys written by earlier releases (the re-encoded document's hash) are rewritten from the
+    /// stored rows, so re-importing finds them; a session that bug saved twice keeps its old key
+    /// and both stay.
+    func testOlderImportKeysAreRewrittenFromTheRows() throws {
+        let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("opep-keys-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = (folder as NSString).appendingPathComponent("history.sqlite")
+        let ids: [Int64]
+        do {
+            let store = try HistoryStore(path: path)
+            var copy = Self.document
+            copy.settings.recordedAt = "2026-03-01T08:30:00Z"
+            ids = [try store.importSession(Self.document, defaultStart: Date()).id, try store.importSession(copy, defaultStart: Date()).id]
+            XCTAssertEqual(ids[0], ids[1])
+            let duplicate = try store.importSession(Self.document, defaultStart: Date())
+            XCTAssertFalse(duplicate.created)
+            try store.writer.write { db in
+                try db.execute(sql: "UPDATE sessions SET import_key = 'legacy-a' WHERE id = ?", arguments: [ids[0]])
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v3-stable-import-keys'")
+            }
+            let twice = try store.importSession(Self.document, defaultStart: Date())
+            XCTAssertTrue(twice.created, "with the older key in place the bug saves the session twice")
+            try store.writer.write { db in
+                try db.execute(sql: "UPDATE sessions SET import_key = 'legacy-b' WHERE id = ?", arguments: [twice.id])
+            }
+        }
+        let store = try HistoryStore(path: path)
+        let keys = try store.writer.read { db in try String.fetchAll(db, sql: "SELECT import_key FROM sessions ORDER BY id") }
+        XCTAssertEqual(keys, [ImportKey(Self.document).text, "legacy-b"])
+        XCTAssertEqual(try store.sessions().count, 2, "no session is lost")
+        XCTAssertEqual(try store.importSession(Self.document, defaultStart: Date()), SessionImport(id: ids[0], created: false))
     }
 }

@@ -6,13 +6,16 @@ final class HistoryImportTests: XCTestCase {
     func testImportSavesGoodFilesOnceAndNamesTheBadOne() throws {
         let directory = try TemporaryDirectory()
         let session = try simulateSession(in: directory)
+        let another = try simulateSession(in: directory, name: "another", seed: 2)
         let database = directory.path("history.sqlite")
         var documents: [String] = []
-        for (name, pause) in [("first.json", "8"), ("second.json", "9")] {
-            let analysis = try run(["analyze", session.wav, "--format", "json", "--set-pause", pause])
+        for (name, wav) in [("first.json", session.wav), ("second.json", another.wav)] {
+            let analysis = try run(["analyze", wav, "--format", "json"])
             XCTAssertEqual(analysis.status, 0, analysis.stderr)
             documents.append(try directory.write(analysis.stdout, to: name))
         }
+        let reanalysed = try run(["analyze", session.wav, "--format", "json", "--target", "12-18"])
+        let sameMeasurements = try directory.write(reanalysed.stdout, to: "first-other-target.json")
         let broken = try directory.write("{\"settings\": ", to: "broken.json")
 
         let imported = try run(["history", "import", documents[0], broken, documents[1], "--database", database])
@@ -22,9 +25,12 @@ final class HistoryImportTests: XCTestCase {
         XCTAssertEqual(errors.count, 1, imported.stderr)
         XCTAssertTrue(errors.first?.hasPrefix("opep: error: \(broken): ") ?? false, imported.stderr)
 
-        let again = try run(["history", "import", documents[1], "--database", database])
+        let again = try run(["history", "import", documents[1], sameMeasurements, "--database", database])
         XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertEqual(nonEmptyLines(again.stdout), ["\(documents[1]): session 2 (already in the history)"])
+        XCTAssertEqual(
+            nonEmptyLines(again.stdout),
+            ["\(documents[1]): session 2 (already in the history)", "\(sameMeasurements): session 1 (already in the history)"],
+            "the same breaths and sets are the same session, whatever the settings around them")
 
         let list = try run(["history", "--database", database])
         XCTAssertEqual(list.status, 0, list.stderr)
