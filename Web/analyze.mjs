@@ -3,7 +3,7 @@
 //
 // Analyses a WAV file with the page's own engine (the Swift engine compiled to WebAssembly) and
 // prints what `opep analyze` prints: the frames as `--format csv`, or the analysis document
-// (settings, summary, breaths, sets, events) as `--format json`.
+// (schema_version, settings, summary, breaths, sets, events) as `--format json`.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { OPEPEngine } from "../Sources/OPEPServer/Dashboard/engine.mjs";

@@ -2,8 +2,8 @@ import Foundation
 import OPEPKit
 
 /// The analysis of one session as `opep analyze --format json` writes it, and as the history
-/// exports a saved session: `{settings, summary, breaths, sets, events}`. The frames are not in
-/// it; they go to the frame CSV (``FrameCSV``).
+/// exports a saved session: `{schema_version, settings, summary, breaths, sets, events}`
+/// (docs/analysis-document.md). The frames are not in it; they go to the frame CSV (``FrameCSV``).
 ///
 /// Read a document back with ``init(json:)``: its tracker and detector settings are written with
 /// `reportJSON`'s snake_case keys, which a plain `JSONDecoder` does not map back.
@@ -65,18 +65,53 @@ public struct SessionAnalysis: Codable, Sendable {
         }
     }
 
+    /// The document's layout (``AnalysisDocumentSchema/version`` when written by this release; 0
+    /// for documents written before it was recorded).
+    public var schemaVersion: Int
     public var settings: Settings
     public var summary: SessionSummary
     public var breaths: [Breath]
     public var sets: [TherapySet]
     public var events: [SessionEvent]
 
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version", settings, summary, breaths, sets, events
+    }
+
     public init(settings: Settings, summary: SessionSummary, breaths: [Breath], sets: [TherapySet], events: [SessionEvent]) {
+        schemaVersion = AnalysisDocumentSchema.version
         self.settings = settings
         self.summary = summary
         self.breaths = breaths
         self.sets = sets
         self.events = events
+    }
+
+    /// Decodes tolerantly: a document without a version is version 0, one without breaths, sets or
+    /// events has none, events of types this release does not know are skipped, and keys it does
+    /// not know are ignored.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schemaVersion = try c.decodeIfPresent(Int.self, forKey: .schemaVersion) ?? 0
+        settings = try c.decode(Settings.self, forKey: .settings)
+        summary = try c.decode(SessionSummary.self, forKey: .summary)
+        breaths = try c.decodeIfPresent([Breath].self, forKey: .breaths) ?? []
+        sets = try c.decodeIfPresent([TherapySet].self, forKey: .sets) ?? []
+        events = (try c.decodeIfPresent([EventEntry].self, forKey: .events) ?? []).compactMap(\.event)
+    }
+
+    /// An event of a type this release knows, decoded strictly; nil for a type added by a later
+    /// release, which is skipped.
+    private struct EventEntry: Decodable {
+        let event: SessionEvent?
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: TypeKey.self)
+            let type = try c.decode(String.self, forKey: .type)
+            event = SessionEvent.Kind(rawValue: type) == nil ? nil : try SessionEvent(from: decoder)
+        }
+
+        private enum TypeKey: String, CodingKey { case type }
     }
 
     /// Decodes a document as ``reportJSON(_:pretty:)`` writes it.

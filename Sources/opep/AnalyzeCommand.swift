@@ -12,7 +12,7 @@ struct AnalyzeCommand: ParsableCommand {
             ffmpeg when it is installed; '-' reads raw PCM from standard input (with --sample-rate \
             and --encoding), e.g. `arecord -f FLOAT_LE -r 44100 -c 1 -t raw | opep analyze - \
             --sample-rate 44100 --encoding f32le`. Text gives a summary and a per-breath table; \
-            json one object with settings, summary, breaths, sets and events (one line per file when \
+            json one object with schema_version, settings, summary, breaths, sets and events (one line per file when \
             there are several); csv one row per frame.
             """
     )

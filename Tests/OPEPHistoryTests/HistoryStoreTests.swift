@@ -130,7 +130,8 @@ final class HistoryStoreTests: XCTestCase {
         let id = try record(into: store)
         let json = try XCTUnwrap(try store.exportJSON(id))
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        XCTAssertEqual(Set(object.keys), ["settings", "summary", "breaths", "sets", "events"])
+        XCTAssertEqual(Set(object.keys), ["schema_version", "settings", "summary", "breaths", "sets", "events"])
+        XCTAssertEqual(object["schema_version"] as? Int, AnalysisDocumentSchema.version)
         let settings = try XCTUnwrap(object["settings"] as? [String: Any])
         XCTAssertEqual(Set(settings.keys), [
             "file", "format", "sample_rate", "device", "target", "frame_interval_s", "latency_s", "set_pause_s",

@@ -251,4 +251,35 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(try store.sessions().count, 2, "no session is lost")
         XCTAssertEqual(try store.importSession(Self.document, defaultStart: Date()), SessionImport(id: ids[0], created: false))
     }
+
+    /// The document names its layout; one written before that, or by a release with event types
+    /// this one does not know, still reads.
+    func testTheDocumentCarriesItsVersionAndOlderOrNewerOnesRead() throws {
+        let json = try reportJSON(Self.document, pretty: false)
+        XCTAssertTrue(json.hasPrefix(#"{"breaths":"#), "keys stay sorted")
+        XCTAssertTrue(json.contains(#""schema_version":\#(AnalysisDocumentSchema.version)"#), json)
+        XCTAssertEqual(try SessionAnalysis(json: Data(json.utf8)).schemaVersion, AnalysisDocumentSchema.version)
+
+        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        object["schema_version"] = nil
+        var events = try XCTUnwrap(object["events"] as? [[String: Any]])
+        events.insert(["type": "signal_check", "time_s": 1.5, "reason": "too_far"], at: 1)
+        object["events"] = events
+        let older = try SessionAnalysis(json: try JSONSerialization.data(withJSONObject: object))
+        XCTAssertEqual(older.schemaVersion, 0)
+        XCTAssertEqual(older.events, Self.document.events, "an event type from a later release is skipped, the rest kept")
+
+        object["events"] = nil
+        object["sets"] = nil
+        let bare = try SessionAnalysis(json: try JSONSerialization.data(withJSONObject: object))
+        XCTAssertEqual(bare.events, [])
+        XCTAssertEqual(bare.sets, [])
+        XCTAssertEqual(bare.breaths, Self.document.breaths)
+
+        events[0]["time_s"] = "soon"
+        object["events"] = events
+        XCTAssertThrowsError(
+            try SessionAnalysis(json: try JSONSerialization.data(withJSONObject: object)),
+            "an event of a known type is still read strictly")
+    }
 }

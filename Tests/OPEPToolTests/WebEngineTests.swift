@@ -4,7 +4,7 @@ import XCTest
 
 /// The page's engine, Sources/OPEPKit compiled as Embedded Swift for WebAssembly by
 /// scripts/build-web.sh and run by Node (`Web/analyze.mjs`), against the native `opep analyze`:
-/// the same frames and the same analysis document (settings, summary, breaths, sets, events), byte
+/// the same frames and the same analysis document (schema_version, settings, summary, breaths, sets, events), byte
 /// for byte, at the rates phones record at.
 final class WebEngineTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath)

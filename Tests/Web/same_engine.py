@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The page's engine against the native one on whole recordings: for every WAV file given (e.g.
 the evaluation's cases, written by `opep evaluate --keep DIR`), `node Web/analyze.mjs` must print
-the same analysis document (settings, summary, breaths, sets, events) as `opep analyze`, and with
+the same analysis document (schema_version, settings, summary, breaths, sets, events) as `opep analyze`, and with
 --frames the same frame CSV, byte for byte.
 
     Tests/Web/same_engine.py [--opep .build/debug/opep] [--frames] [--jobs N] FILE.wav...

@@ -1,5 +1,5 @@
 // The analysis document of `opep analyze --format json` (SessionAnalysis in OPEPHistory), built
-// for the page: `{settings, summary, breaths, sets, events}` with the same keys, which the native
+// for the page: `{schema_version, settings, summary, breaths, sets, events}` with the same keys, which the native
 // Codable conformances of OPEPKit define. WebEngineTests compare the two byte for byte.
 
 /// What the page knows about the input besides the samples.
@@ -18,6 +18,7 @@ enum AnalysisJSON {
         report: SessionReport, events: [SessionEvent]
     ) -> JSONValue {
         .object([
+            ("schema_version", .integer(AnalysisDocumentSchema.version)),
             ("settings", settings(source, configuration, frameInterval: frameInterval, latency: latency)),
             ("summary", summary(report.summary)),
             ("breaths", .array(report.breaths.map(breath))),
