@@ -12,29 +12,10 @@ final class PeriodEvidenceTests: XCTestCase {
         PeriodEvidence(periods: periods, spanLength: spanLength, step: step, interval: interval, timeConstant: memory)
     }
 
-    /// A smoothed envelope like the tracker's: a pulse train of `period` samples (or none) plus
-    /// smoothed noise.
+    /// A smoothed envelope like the tracker's at a random phase.
     private func envelope(period: Double?, noise: Double, rng: inout SeededGenerator) -> [Float] {
         let phase = Double.random(in: 0..<(2 * Double.pi), using: &rng)
-        let raw = (0..<(spanLength + 40)).map { n -> Double in
-            let pulse = period.map { pow((1 + cos(2 * Double.pi * Double(n) / $0 + phase)) / 2, 2) } ?? 0
-            return pulse + noise * rng.gaussian()
-        }
-        let weights = (-15...15).map { exp(-Double($0 * $0) / (2 * 4.9 * 4.9)) }
-        return (20..<(20 + spanLength)).map { n in Float(weights.indices.reduce(0.0) { $0 + weights[$1] * raw[n - 15 + $1] }) }
-    }
-
-    private func pearson(_ x: [Double], lag: Int) -> Double {
-        let a = x[0..<(x.count - lag)], b = x[lag...]
-        let n = Double(a.count)
-        let meanA = a.reduce(0, +) / n, meanB = b.reduce(0, +) / n
-        var covariance = 0.0, varianceA = 0.0, varianceB = 0.0
-        for (u, v) in zip(a, b) {
-            covariance += (u - meanA) * (v - meanB)
-            varianceA += (u - meanA) * (u - meanA)
-            varianceB += (v - meanB) * (v - meanB)
-        }
-        return covariance / (varianceA * varianceB).squareRoot()
+        return TestSignals.smoothedPulses(period: period, phase: phase, noise: noise, count: spanLength, rng: &rng).map(Float.init)
     }
 
     func testOneSpanMixesInThePlainCorrelationOfEveryThirdSample() {
@@ -46,7 +27,7 @@ final class PeriodEvidenceTests: XCTestCase {
         let share = 1 - exp(-interval / memory)
         for lag in evidence.lagRange {
             XCTAssertEqual(
-                evidence.value(at: Double(lag * step)), share * pearson(subsampled, lag: lag), accuracy: 1e-6, "lag \(lag)")
+                evidence.value(at: Double(lag * step)), share * TestSignals.pearson(subsampled, lag: lag), accuracy: 1e-6, "lag \(lag)")
         }
     }
 

@@ -8,21 +8,8 @@ import XCTest
 final class PeriodSearchTests: XCTestCase {
     private let spanLength = 245, lags = 24...103, minimumOverlap = 50
 
-    private func pearson(_ x: [Double], lag: Int) -> Double {
-        let a = x[0..<(x.count - lag)], b = x[lag...]
-        let n = Double(a.count)
-        let meanA = a.reduce(0, +) / n, meanB = b.reduce(0, +) / n
-        var covariance = 0.0, varianceA = 0.0, varianceB = 0.0
-        for (u, v) in zip(a, b) {
-            covariance += (u - meanA) * (v - meanB)
-            varianceA += (u - meanA) * (u - meanA)
-            varianceB += (v - meanB) * (v - meanB)
-        }
-        return covariance / (varianceA * varianceB).squareRoot()
-    }
-
     private func reference(_ x: [Double]) -> PeriodCandidate? {
-        let r = { (lag: Int) in self.pearson(x, lag: lag) }
+        let r = { (lag: Int) in TestSignals.pearson(x, lag: lag) }
         var peaks: [PeriodCandidate] = []
         for lag in (lags.lowerBound + 1)..<lags.upperBound {
             let (before, centre, after) = (r(lag - 1), r(lag), r(lag + 1))
@@ -40,17 +27,9 @@ final class PeriodSearchTests: XCTestCase {
         return found
     }
 
-    /// A smoothed envelope like the tracker's: a periodic pulse train (or none) plus noise,
-    /// through the tracker's Gaussian (σ = 4.9 samples at 980 Hz).
     private func envelope(period: Double?, noise: Double, seed: UInt64) -> [Double] {
         var rng = SeededGenerator(seed: seed)
-        let raw = (0..<(spanLength + 40)).map { n -> Double in
-            let phase = period.map { 2 * Double.pi * Double(n) / $0 } ?? 0
-            let pulse = period == nil ? 0 : pow((1 + cos(phase)) / 2, 2)
-            return pulse + noise * rng.gaussian()
-        }
-        let weights = (-15...15).map { exp(-Double($0 * $0) / (2 * 4.9 * 4.9)) }
-        return (20..<(20 + spanLength)).map { n in weights.indices.reduce(0.0) { $0 + weights[$1] * raw[n - 15 + $1] } }
+        return TestSignals.smoothedPulses(period: period, noise: noise, count: spanLength, rng: &rng)
     }
 
     private func search(_ x: [Double]) -> PeriodCandidate? {

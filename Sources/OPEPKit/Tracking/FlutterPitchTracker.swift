@@ -299,7 +299,7 @@ public struct FlutterPitchTracker {
             minimumOverlap: minimumOverlap)
         evidence = PeriodEvidence(
             periods: max(2, shortest)...longest, spanLength: spanLength,
-            step: max(1, Int(fe / Self.evidenceRate)), interval: Double(acquisitionFrames) * frameInterval,
+            step: Int(fe / Self.evidenceRate), interval: Double(acquisitionFrames) * frameInterval,
             timeConstant: configuration.evidenceTime)
         studyPeriods = StudyPeriodAverage(decayRate: configuration.decayRate)
         periods = PeriodSmoother(settings: .init(
@@ -513,7 +513,7 @@ public struct FlutterPitchTracker {
         }
         let faded = previousPeriod != nil && level < trackLevel * fadeRatio
         let before = newest - spanLength
-        var variance = 0.0
+        var modulation = 0.0
         var found: PeriodCandidate?
         var proposal: (evidence: PeriodCandidate, spanCorrelation: Double)?
         ring.withUnsafeBufferPointer { ring in
@@ -523,8 +523,9 @@ public struct FlutterPitchTracker {
                     let span = PeriodSearch.Span(
                         samples: samples + ((before &+ 1) & ringMask), sums: sums, squares: squares,
                         mask: ringMask, before: before & ringMask)
-                    variance = search.variance(of: span)
-                    guard variance > 0, depth(variance, level) >= configuration.minimumModulation else {
+                    let variance = search.variance(of: span)
+                    modulation = depth(variance, level)
+                    guard variance > 0, modulation >= configuration.minimumModulation else {
                         if updatesEvidence { evidence.decay() }
                         return
                     }
@@ -547,7 +548,7 @@ public struct FlutterPitchTracker {
             time: time,
             pitch: smoothed.map { energyRate / $0 },
             confidence: max(0, min(1, candidate?.period.correlation ?? 0)),
-            energy: level, modulation: depth(variance, level))
+            energy: level, modulation: modulation)
     }
 
     /// The frame's accepted period, if any, and whether it was heard clearly (a new track's

@@ -15,8 +15,8 @@
 /// ``PeriodSearch``. So it reads every `step`-th sample of the span (the envelope is smoothed
 /// with σ = 0.2 of the shortest period, so at 1/3 of the energy rate nothing above the flutter's
 /// harmonics aliases) at every `step`-th lag, a ninth of the dot products at step 3, with the
-/// peak refined by a parabola. Pearson correlation per lag, as the search's: products summed in
-/// `Float` eight lanes at a time, segment sums from prefix sums of the subsampled span. Allocation happens in the initialiser.
+/// peak refined by a parabola. Pearson correlation per lag as the search's (``LaggedCorrelation``),
+/// its segment sums from prefix sums of the subsampled span. Allocation happens in the initialiser.
 struct PeriodEvidence {
     /// Lags held, in subsampled steps.
     let lagRange: ClosedRange<Int>
@@ -79,48 +79,17 @@ struct PeriodEvidence {
                 squares.withUnsafeBufferPointer { squares in
                     average.withUnsafeMutableBufferPointer { average in
                         for i in average.indices {
-                            let r = Self.correlation(x.baseAddress!, count: count, sums: sums, squares: squares, lag: low + i)
+                            let lag = low + i, n = count - lag
+                            let r = LaggedCorrelation.pearson(
+                                product: Double(LaggedCorrelation.dot(x.baseAddress!, lag: lag, count: n)),
+                                sumA: sums[n], squaresA: squares[n], sumB: sums[count] - sums[lag],
+                                squaresB: squares[count] - squares[lag], count: n) ?? 0
                             average[i] = keep * average[i] + (1 - keep) * r
                         }
                     }
                 }
             }
         }
-    }
-
-    /// Pearson correlation of `x` with itself shifted by `lag`, its segment sums read from the
-    /// prefix sums.
-    private static func correlation(
-        _ x: UnsafePointer<Float>, count: Int, sums: UnsafeBufferPointer<Double>, squares: UnsafeBufferPointer<Double>,
-        lag: Int
-    ) -> Double {
-        let n = count - lag
-        let sumA = sums[n], sumB = sums[count] - sums[lag]
-        let squaresA = squares[n], squaresB = squares[count] - squares[lag]
-        let size = Double(n)
-        let varianceA = squaresA - sumA * sumA / size, varianceB = squaresB - sumB * sumB / size
-        let denominator = (varianceA * varianceB).squareRoot()
-        return denominator > 0 ? (Double(dot(x, lag: lag, count: n)) - sumA * sumB / size) / denominator : 0
-    }
-
-    /// `Σ x[i] · x[i + lag]` for `i < count`, eight lanes at a time, then one.
-    @inline(__always)
-    private static func dot(_ x: UnsafePointer<Float>, lag: Int, count: Int) -> Float {
-        let raw = UnsafeRawPointer(x), shifted = UnsafeRawPointer(x + lag)
-        let stride = MemoryLayout<Float>.stride
-        var lanes = SIMD8<Float>.zero
-        var i = 0
-        while i &+ 8 <= count {
-            lanes += raw.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
-                * shifted.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
-            i &+= 8
-        }
-        var total = lanes.sum()
-        while i < count {
-            total += x[i] * x[i &+ lag]
-            i &+= 1
-        }
-        return total
     }
 
     /// A span with nothing to correlate (silence, or too shallow to carry a flutter): the
@@ -149,12 +118,9 @@ struct PeriodEvidence {
         for i in 1..<max(1, end) where isPeak(i) { best = max(best, average[i]) }
         guard best > -Double.infinity else { return nil }
         for i in 1..<end where isPeak(i) && average[i] >= octaveShare * best {
-            let before = average[i - 1], centre = average[i], after = average[i + 1]
-            let curvature = before - 2 * centre + after
-            let offset = curvature < 0 ? 0.5 * (before - after) / curvature : 0
-            let height = centre - 0.25 * (before - after) * offset
-            let lag = Double(lagRange.lowerBound + i) + offset
-            return PeriodCandidate(period: lag * Double(step), correlation: min(1, height))
+            let peak = LaggedCorrelation.refinedPeak(before: average[i - 1], centre: average[i], after: average[i + 1])
+            let lag = Double(lagRange.lowerBound + i) + peak.offset
+            return PeriodCandidate(period: lag * Double(step), correlation: peak.height)
         }
         return nil
     }

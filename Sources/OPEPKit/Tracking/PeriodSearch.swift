@@ -171,11 +171,8 @@ struct PeriodSearch {
         let before = score(span, lag - 1)
         let after = score(span, lag + 1)
         guard centre > before, centre >= after else { return nil }
-        let curvature = before - 2 * centre + after
-        guard curvature < 0 else { return PeriodCandidate(period: Double(lag), correlation: centre) }
-        let offset = 0.5 * (before - after) / curvature
-        let height = centre - 0.25 * (before - after) * offset
-        return PeriodCandidate(period: Double(lag) + offset, correlation: min(1, height))
+        let peak = LaggedCorrelation.refinedPeak(before: before, centre: centre, after: after)
+        return PeriodCandidate(period: Double(lag) + peak.offset, correlation: peak.height)
     }
 
     /// The sum and the sum of squares of the span's first `count` samples.
@@ -191,47 +188,15 @@ struct PeriodSearch {
         let n = spanLength - lag
         var value = -1.0
         if n >= 4 {
-            let product = Double(dot(span.samples, lag: lag, count: n))
             let (sumA, squaresA) = totals(span, upTo: n)
             let (sumAll, squaresAll) = totals(span, upTo: spanLength)
             let (sumLag, squaresLag) = totals(span, upTo: lag)
-            let sumB = sumAll - sumLag, squaresB = squaresAll - squaresLag
-            let count = Double(n)
-            let covariance = product - sumA * sumB / count
-            let varianceA = squaresA - sumA * sumA / count
-            let varianceB = squaresB - sumB * sumB / count
-            let denominator = (varianceA * varianceB).squareRoot()
-            if denominator > 0 { value = covariance / denominator }
+            value = LaggedCorrelation.pearson(
+                product: Double(LaggedCorrelation.dot(span.samples, lag: lag, count: n)),
+                sumA: sumA, squaresA: squaresA, sumB: sumAll - sumLag, squaresB: squaresAll - squaresLag, count: n) ?? -1
         }
         scores[lag] = value
         scored.append(lag)
         return value
-    }
-
-    /// `Σ x[i] · x[i + lag]` for `i < count`, sixteen lanes at a time, then eight, then one.
-    @inline(__always)
-    private func dot(_ x: UnsafePointer<Float>, lag: Int, count: Int) -> Float {
-        let raw = UnsafeRawPointer(x), shifted = UnsafeRawPointer(x + lag)
-        let stride = MemoryLayout<Float>.stride
-        var low = SIMD8<Float>.zero, high = SIMD8<Float>.zero
-        var i = 0
-        while i &+ 16 <= count {
-            low += raw.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
-                * shifted.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
-            high += raw.loadUnaligned(fromByteOffset: (i &+ 8) &* stride, as: SIMD8<Float>.self)
-                * shifted.loadUnaligned(fromByteOffset: (i &+ 8) &* stride, as: SIMD8<Float>.self)
-            i &+= 16
-        }
-        if i &+ 8 <= count {
-            low += raw.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
-                * shifted.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
-            i &+= 8
-        }
-        var total = (low + high).sum()
-        while i < count {
-            total += x[i] * x[i &+ lag]
-            i &+= 1
-        }
-        return total
     }
 }

@@ -21,6 +21,35 @@ struct SeededGenerator: RandomNumberGenerator {
 
 /// Test signals built directly from their definition, independent of the engine.
 enum TestSignals {
+    /// Pearson correlation of `x` with itself shifted by `lag`, in `Double`, from its definition:
+    /// the reference for the tracker's correlations.
+    static func pearson(_ x: [Double], lag: Int) -> Double {
+        let a = x[0..<(x.count - lag)], b = x[lag...]
+        let n = Double(a.count)
+        let meanA = a.reduce(0, +) / n, meanB = b.reduce(0, +) / n
+        var covariance = 0.0, varianceA = 0.0, varianceB = 0.0
+        for (u, v) in zip(a, b) {
+            covariance += (u - meanA) * (v - meanB)
+            varianceA += (u - meanA) * (u - meanA)
+            varianceB += (v - meanB) * (v - meanB)
+        }
+        return covariance / (varianceA * varianceB).squareRoot()
+    }
+
+    /// `count` samples of a smoothed envelope like the tracker's: a pulse train of `period`
+    /// samples starting at `phase` (or none) plus Gaussian noise, through the tracker's Gaussian
+    /// (σ = 4.9 samples at 980 Hz).
+    static func smoothedPulses(
+        period: Double?, phase: Double = 0, noise: Double, count: Int, rng: inout SeededGenerator
+    ) -> [Double] {
+        let raw = (0..<(count + 40)).map { n -> Double in
+            let pulse = period.map { pow((1 + cos(2 * Double.pi * Double(n) / $0 + phase)) / 2, 2) } ?? 0
+            return pulse + noise * rng.gaussian()
+        }
+        let weights = (-15...15).map { exp(-Double($0 * $0) / (2 * 4.9 * 4.9)) }
+        return (20..<(20 + count)).map { n in weights.indices.reduce(0.0) { $0 + weights[$1] * raw[n - 15 + $1] } }
+    }
+
     /// Broadband noise amplitude-modulated at a flutter rate, as a microphone hears an OPEP
     /// device (the flutter fundamental itself absent), plus independent white noise `noiseDB`
     /// relative to the flutter sound's RMS (nil for none).
