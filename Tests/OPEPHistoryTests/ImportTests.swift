@@ -218,6 +218,24 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(try store.sessions().count, 1)
     }
 
+    /// The key's canonical text is fixed for good: every stored key and migration
+    /// `v3-stable-import-keys` depend on it. The expected key was computed outside Swift (Python's
+    /// hashlib over the text `opep-session-identity 2`, `duration`, `breath` and `set` lines with
+    /// each number's IEEE 754 bits in hex), so a change to the text, the number format or the hash
+    /// fails here.
+    func testTheImportKeyOfAFixedSessionNeverChanges() {
+        let key = ImportKey(
+            duration: 61.25,
+            breaths: [
+                .init(index: 0, set: 0, start: 2.5, end: 5.75, meanPressure: 14.2),
+                .init(index: 1, set: 0, start: 8, end: 10.125, meanPressure: nil),
+            ],
+            sets: [.init(index: 0, start: 2.5, end: 10.125, breathCount: 2)])
+        XCTAssertEqual(key.text, "v2:6610a2b8e6eff607545cbe480536b99fd201d5abfa3fd73f4984b42e0c0d7c2b")
+        let negativeZero = ImportKey(duration: -0.0, breaths: [], sets: [])
+        XCTAssertEqual(negativeZero.text, ImportKey(duration: 0, breaths: [], sets: []).text, "-0 is stored as 0 by SQLite")
+    }
+
     /// Keys written by earlier releases (the re-encoded document's hash) are rewritten from the
     /// stored rows, so re-importing finds them; a session that bug saved twice keeps its old key
     /// and both stay.
