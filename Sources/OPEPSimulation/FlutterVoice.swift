@@ -18,6 +18,9 @@ struct ExhalationSound: Sendable {
     var flow: BreathFlowSound?
     /// Amplitude of the breath noise heard unmodulated beside the rocker's, against its open level.
     var leak = 0.0
+    /// Share of each cycle the valve stands open, if the rocker chops the jet through it (real
+    /// breath, ``ValveGate``); nil for the modulated flow noise of the steady model.
+    var valveDuty: Double?
 
     init(breath: TrueBreath, using g: inout SeededGenerator) {
         self.breath = breath
@@ -48,6 +51,8 @@ struct FlutterVoice: Sendable {
     private var clock: RockerClock
     private var click: Resonator
     private var pulse = WaveTable(shape: { _ in 0 })
+    private var closed = 0.0
+    private var openDepth = 0.0
     private var normalization = 1.0
     private var cycleGain = 1.0
     private var envelope: OnePole
@@ -83,10 +88,19 @@ struct FlutterVoice: Sendable {
 
     /// Prepares the rocker for a new exhalation: its pulse shape, click and a closed valve.
     mutating func begin(_ sound: ExhalationSound) {
-        let exponent = sound.pulseExponent
-        pulse = WaveTable { x in pow(sin(Double.pi * x), 2 * exponent) }
-        let closed = 1 - depth
-        normalization = 1 / WaveTable { x in closed + depth * pow(sin(Double.pi * x), 2 * exponent) }.meanSquare.squareRoot()
+        if let duty = sound.valveDuty {
+            pulse = ValveGate(duty: duty).wave
+            normalization = 1 / pulse.meanSquare.squareRoot()
+            closed = 0
+            openDepth = normalization
+        } else {
+            let exponent = sound.pulseExponent
+            pulse = WaveTable { x in pow(sin(Double.pi * x), 2 * exponent) }
+            let depth = depth
+            normalization = 1 / WaveTable { x in (1 - depth) + depth * pow(sin(Double.pi * x), 2 * exponent) }.meanSquare.squareRoot()
+            closed = (1 - depth) * normalization
+            openDepth = depth * normalization
+        }
         click.retune(like: Resonator(
             frequency: min(sound.clickFrequency, 0.4 * sampleRate), decayTime: sound.clickDecay, sampleRate: sampleRate))
         clock.begin()
@@ -103,7 +117,6 @@ struct FlutterVoice: Sendable {
         let breath = sound.breath
         let attack = breath.trajectory.attack
         let duration = breath.trajectory.duration
-        let closed = (1 - depth) * normalization
         let real = sound.flow != nil
         let leak = sound.leak * normalization
         for frame in frames {
@@ -118,7 +131,7 @@ struct FlutterVoice: Sendable {
                     cycleGain = 1 + cycleGainVariation * jitter.bipolar()
                     excitation = clickLevel * (1 + 0.2 * jitter.bipolar())
                 }
-                target = closed + depth * normalization * cycleGain * pulse.value(at: clock.phase)
+                target = closed + openDepth * cycleGain * pulse.value(at: clock.phase)
                 fundamental = toneLevel * tone.value(at: clock.phase)
             }
             let modulated = real
@@ -126,5 +139,23 @@ struct FlutterVoice: Sendable {
                 : envelope.process(target) * flow.next()
             output[frame - firstFrame] += loudness * (modulated + click.process(excitation) + fundamental)
         }
+    }
+}
+
+/// The rocker's valve as it chops the jet of breath through the device: the lever swings about
+/// sinusoidally and lifts off its seat for `duty` of each cycle; the orifice's open area grows
+/// with the lift, the air's speed through it stays set by the mouth's pressure, so the jet's
+/// noise power follows the area and its amplitude the area's square root. Closed, no jet at all:
+/// what is heard then is the breath leaking past the device (``ExhalationSound/leak``).
+struct ValveGate: Sendable {
+    /// Share of the cycle the valve stands open, 0.2...0.8.
+    var duty: Double
+    /// Range a breath's duty is drawn from.
+    static let duties = 0.3...0.7
+
+    /// The jet's amplitude over one cycle, 0 closed, 1 fully open.
+    var wave: WaveTable {
+        let seat = cos(Double.pi * duty)
+        return WaveTable { x in (max(0, sin(2 * Double.pi * x) - seat) / (1 - seat)).squareRoot() }
     }
 }

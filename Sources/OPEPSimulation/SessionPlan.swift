@@ -52,10 +52,11 @@ struct SessionPlan: Sendable {
             guard let real else { return amplitude(decibels: drawn) }
             return amplitude(decibels: real.breathingDB + breathing.uniform(-3...3))
         }
-        func flow(corners: ClosedRange<Double> = BreathFlowSound.mouthCorners) -> BreathFlowSound? {
+        func flow(corners: ClosedRange<Double> = BreathFlowSound.mouthCorners, fluctuationShare: Double = 1) -> BreathFlowSound? {
             real.map {
                 BreathFlowSound.random(
-                    depth: $0.fluctuationDepth, mouthNoiseRate: $0.mouthNoiseRate, corners: corners, using: &breathing)
+                    depth: $0.fluctuationDepth * fluctuationShare, mouthNoiseRate: $0.mouthNoiseRate, corners: corners,
+                    using: &breathing)
             }
         }
         func plainExhalation() {
@@ -97,8 +98,9 @@ struct SessionPlan: Sendable {
                     sound.pulseExponent = v.sound.pulseExponent
                 }
                 if let real {
-                    sound.flow = flow(corners: BreathFlowSound.jetCorners)
+                    sound.flow = flow(corners: BreathFlowSound.jetCorners, fluctuationShare: BreathFlowSound.jetFluctuationShare)
                     sound.leak = amplitude(decibels: real.leakDB)
+                    sound.valveDuty = breathing.uniform(ValveGate.duties)
                     sound.release = trajectory.fall
                 }
                 breaths.append(breath)
