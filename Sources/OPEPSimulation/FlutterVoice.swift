@@ -148,9 +148,9 @@ struct FlutterVoice: Sendable {
 /// noise power follows the area and its amplitude the area's square root. Closed, no jet at all:
 /// what is heard then is the breath leaking past the device (``ExhalationSound/leak``).
 struct ValveGate: Sendable {
-    /// Share of the cycle the valve stands open, 0.2...0.8.
+    /// Share of the cycle the valve stands open, in 0...1 (each breath draws it from ``duties``).
     var duty: Double
-    /// Range a breath's duty is drawn from.
+    /// Range a breath's duty is drawn from: open between a third and two thirds of each cycle.
     static let duties = 0.3...0.7
 
     /// The jet's amplitude over one cycle, 0 closed, 1 fully open.
