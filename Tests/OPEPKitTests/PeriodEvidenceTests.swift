@@ -7,9 +7,10 @@ import XCTest
 final class PeriodEvidenceTests: XCTestCase {
     /// The tracker's span and band at 44.1 kHz (980 Hz envelope), acquisition interval and memory.
     private let spanLength = 245, periods = 24...103, step = 3, interval = 0.04, memory = 0.15
+    private let octaveShare = FlutterPitchTracker.Configuration(sampleRate: 44100).octaveShare
 
     private func evidence() -> PeriodEvidence {
-        PeriodEvidence(periods: periods, spanLength: spanLength, step: step, interval: interval, timeConstant: memory)
+        PeriodEvidence(periods: periods, spanLength: spanLength, step: step, interval: interval, timeConstant: memory, octaveShare: octaveShare)
     }
 
     /// A smoothed envelope like the tracker's at a random phase.
@@ -40,7 +41,7 @@ final class PeriodEvidenceTests: XCTestCase {
         let spans = 25
         for _ in 0..<spans {
             let x = envelope(period: 52.5, noise: 2.0, rng: &rng)
-            var single = PeriodEvidence(periods: periods, spanLength: spanLength, step: step, interval: interval, timeConstant: 1e-9)
+            var single = PeriodEvidence(periods: periods, spanLength: spanLength, step: step, interval: interval, timeConstant: 1e-9, octaveShare: octaveShare)
             x.withUnsafeBufferPointer { span in
                 single.update(span: span.baseAddress!)
                 averaged.update(span: span.baseAddress!)

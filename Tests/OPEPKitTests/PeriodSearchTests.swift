@@ -3,10 +3,12 @@ import XCTest
 @testable import OPEPKit
 
 /// The period search against a plain reference: Pearson correlation in `Double` at every lag of
-/// the band, its local maxima refined by a parabola, the shortest peak within 80 % of the best,
+/// the band, its local maxima refined by a parabola, the shortest peak within the tracker's
+/// octave share (60 %) of the best,
 /// with the best correlation within a lag of twice the period when that fits.
 final class PeriodSearchTests: XCTestCase {
     private let spanLength = 245, lags = 24...103, minimumOverlap = 50
+    private let octaveShare = FlutterPitchTracker.Configuration(sampleRate: 44100).octaveShare
 
     private func reference(_ x: [Double]) -> PeriodCandidate? {
         let r = { (lag: Int) in TestSignals.pearson(x, lag: lag) }
@@ -20,7 +22,7 @@ final class PeriodSearchTests: XCTestCase {
             peaks.append(PeriodCandidate(period: Double(lag) + offset, correlation: min(1, height)))
         }
         guard let best = peaks.map(\.correlation).max(),
-            var found = peaks.first(where: { $0.correlation >= 0.8 * best }) else { return nil }
+            var found = peaks.first(where: { $0.correlation >= octaveShare * best }) else { return nil }
         let double = Int((2 * found.period).rounded())
         guard double + 1 <= spanLength - minimumOverlap else { return found }
         found.secondPeak = [double - 1, double, double + 1].map(r).max()
@@ -34,7 +36,7 @@ final class PeriodSearchTests: XCTestCase {
 
     private func search(_ x: [Double]) -> PeriodCandidate? {
         var search = PeriodSearch(
-            spanLength: spanLength, lagRange: lags, searchWidth: 0.15, minimumOverlap: minimumOverlap)
+            spanLength: spanLength, lagRange: lags, searchWidth: 0.15, octaveShare: octaveShare, minimumOverlap: minimumOverlap)
         let samples = x.map(Float.init)
         var total = 0.0, totalSquares = 0.0
         var sums = [Double](repeating: 0, count: 512), squares = sums

@@ -75,6 +75,7 @@ enum AnalysisJSON {
             ("fade_drop", .number(t.fadeDrop)),
             ("minimum_modulation", .number(t.minimumModulation)),
             ("second_peak_minimum", .number(t.secondPeakMinimum)),
+            ("octave_share", .number(t.octaveShare)),
             ("evidence_time", .number(t.evidenceTime)),
             ("evidence_acceptance", .number(t.evidenceAcceptance)),
             ("evidence_continuation", .number(t.evidenceContinuation)),

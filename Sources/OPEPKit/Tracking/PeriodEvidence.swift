@@ -35,8 +35,7 @@ struct PeriodEvidence {
     /// `spanLength` samples read every `step`-th, updated every `interval` seconds with a memory
     /// of `timeConstant` seconds.
     init(
-        periods: ClosedRange<Int>, spanLength: Int, step: Int, interval: Double, timeConstant: Double,
-        octaveShare: Double = 0.8
+        periods: ClosedRange<Int>, spanLength: Int, step: Int, interval: Double, timeConstant: Double, octaveShare: Double
     ) {
         self.step = max(1, step)
         let count = spanLength / self.step

@@ -61,7 +61,7 @@ struct PeriodSearch {
     private var peaks: [(lag: Int, peak: PeriodCandidate)]
 
     init(
-        spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double = 0.8,
+        spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double,
         minimumOverlap: Int
     ) {
         self.lagRange = lagRange
