@@ -6,8 +6,12 @@ import XCTest
 /// (`shared/real-breath-stats.md`: 257 real exhalations without a device, 44.1 kHz, a microphone
 /// near the mouth), measured the same way (``BreathStatistics``).
 final class RealBreathTests: XCTestCase {
+    /// A figure of `shared/real-breath-stats.md`: its median and 10th-90th percentile range across
+    /// exhalations, and how to read it from ``BreathStatistics``.
+    typealias Figure = (name: String, median: Double, range: ClosedRange<Double>, measure: @Sendable (BreathStatistics) -> Double)
+
     /// Real breath's figures: the median and the 10th-90th percentile range across exhalations.
-    static let real: [(name: String, median: Double, range: ClosedRange<Double>, measure: @Sendable (BreathStatistics) -> Double)] = [
+    static let real: [Figure] = [
         ("modulation 2-10 Hz", 0.42, 0.23...0.69, { $0.modulation[0] }),
         ("modulation 10-20 Hz", 0.35, 0.17...0.52, { $0.modulation[1] }),
         ("modulation 20-40 Hz", 0.35, 0.17...0.49, { $0.modulation[2] }),
@@ -21,7 +25,7 @@ final class RealBreathTests: XCTestCase {
 
     /// Exhalations through a device, from the same document: real exhalation noise chopped at a
     /// known flutter rate, and one independent simulator (18 exhalations).
-    static let throughDevice: [(name: String, median: Double, range: ClosedRange<Double>, measure: @Sendable (BreathStatistics) -> Double)] = [
+    static let throughDevice: [Figure] = [
         ("modulation 2-10 Hz", 0.31, 0.25...0.48, { $0.modulation[0] }),
         ("modulation 10-20 Hz", 0.60, 0.35...0.82, { $0.modulation[1] }),
         ("modulation 20-40 Hz", 0.37, 0.23...0.71, { $0.modulation[2] }),
