@@ -33,8 +33,9 @@ struct ExhalationSound: Sendable {
 }
 
 /// The sound of air through the device: flow noise (200 Hz-6 kHz) amplitude-modulated by the
-/// rocker at the flutter pitch, a click each time the rocker closes and a weak component at the
-/// pitch itself. A nominal exhalation (level 1) has an RMS of about 1. A ``SoundVariation`` sets
+/// rocker at the flutter pitch (with real breath, the jet of ``BreathFlow`` chopped by the valve,
+/// ``ValveGate``, beside the breath leaking past it), a click each time the rocker closes and a
+/// weak component at the pitch itself. A nominal exhalation (level 1) has an RMS of about 1. A ``SoundVariation`` sets
 /// the noise band, the click, the tone at the pitch and its harmonics, and the cycle-to-cycle
 /// variation of amplitude and period.
 struct FlutterVoice: Sendable {

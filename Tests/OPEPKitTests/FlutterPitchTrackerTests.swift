@@ -176,18 +176,9 @@ extension FlutterPitchTrackerTests {
     func testEveryOtherPulseWeakerIsNotHalfTheRate() throws {
         let sampleRate = 16000.0
         for (i, pitch) in [12.5, 16, 22, 30].enumerated() {
-            var rng = SeededGenerator(seed: UInt64(i + 11))
-            var phase = 0.0, cycle = 0
-            let signal = (0..<Int(3 * sampleRate)).map { _ -> Float in
-                let c = (1 + cos(2 * Double.pi * phase)) / 2
-                let strength = cycle % 2 == 0 ? 1 : Self.weakerPulse
-                phase += pitch / sampleRate
-                if phase >= 1 {
-                    phase -= 1
-                    cycle += 1
-                }
-                return Float(0.1 * (0.15 + 0.85 * strength * c * c) * rng.gaussian() + 0.02 * rng.gaussian())
-            }
+            let signal = TestSignals.flutter(
+                sampleRate: sampleRate, duration: 3, pitch: { _ in pitch }, noiseDB: -14, seed: UInt64(i + 11),
+                everyOtherPulse: Self.weakerPulse)
             let found = try frames(signal, sampleRate: sampleRate).filter { $0.time > 0.35 && $0.time < 2.65 }
             let pitches = found.compactMap(\.pitch)
             let half = pitches.filter { abs($0 - pitch / 2) < 0.1 * pitch }.count

@@ -52,26 +52,31 @@ enum TestSignals {
 
     /// Broadband noise amplitude-modulated at a flutter rate, as a microphone hears an OPEP
     /// device (the flutter fundamental itself absent), plus independent white noise `noiseDB`
-    /// relative to the flutter sound's RMS (nil for none).
+    /// relative to the flutter sound's RMS (nil for none). Every other pulse's modulation is
+    /// scaled by `everyOtherPulse` (1: all pulses alike).
     static func flutter(
         sampleRate: Double, duration: Double, pitch: (Double) -> Double,
-        noiseDB: Double? = nil, seed: UInt64 = 1, amplitude: Double = 0.1
+        noiseDB: Double? = nil, seed: UInt64 = 1, amplitude: Double = 0.1, everyOtherPulse: Double = 1
     ) -> [Float] {
         var rng = SeededGenerator(seed: seed)
         let count = Int(duration * sampleRate)
         var out = [Float](repeating: 0, count: count)
         var phase = 0.0
+        var odd = false
         let envelopeRMS = 0.42
         let noiseGain = noiseDB.map { pow(10, $0 / 20) * amplitude } ?? 0
         for n in 0..<count {
             let t = Double(n) / sampleRate
             let c = (1 + cos(phase)) / 2
-            let envelope = 0.15 + 0.85 * c * c
+            let envelope = 0.15 + 0.85 * (odd ? everyOtherPulse : 1) * c * c
             var x = amplitude / envelopeRMS * envelope * rng.gaussian()
             if noiseGain > 0 { x += noiseGain * rng.gaussian() }
             out[n] = Float(x)
             phase += 2 * .pi * pitch(t) / sampleRate
-            if phase > 2 * .pi { phase -= 2 * .pi }
+            if phase > 2 * .pi {
+                phase -= 2 * .pi
+                odd.toggle()
+            }
         }
         return out
     }
