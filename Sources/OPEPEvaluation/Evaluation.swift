@@ -82,11 +82,13 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
 
 /// Runs simulated sessions through the analysis and compares every frame with the ground truth.
 public enum Evaluator {
-    private static func writeTruth(_ truth: GroundTruth, to path: String) throws {
-        var text = "time_s,pitch_hz\n"
+    private static func writeTruth(_ truth: GroundTruth, window: Double, to path: String) throws {
+        let realised = RealisedPitch(truth: truth)
+        let format = { (pitch: Double?) in pitch.map { String(format: "%.3f", $0) } ?? "" }
+        var text = "time_s,pitch_hz,realised_hz\n"
         for step in 0...Int(truth.duration * 100) {
             let time = Double(step) / 100
-            text += "\(time)," + (truth.pitch(at: time).map { String(format: "%.3f", $0) } ?? "") + "\n"
+            text += "\(time),\(format(truth.pitch(at: time))),\(format(realised.pitch(at: time, window: window)))\n"
         }
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -98,7 +100,9 @@ public enum Evaluator {
     /// Simulates `evaluationCase` (with the real recordings its variation mixes in, and through its
     /// codec with ffmpeg), analyses it in chunks of `chunkLength` samples and scores it. With
     /// `keepAudioIn`, the audio the analysis heard is also written there as `NAME.wav` (32-bit float),
-    /// with the true pitch every 10 ms in `NAME.truth.csv` (`time_s,pitch_hz`, empty outside flutter).
+    /// with the true pitch every 10 ms in `NAME.truth.csv` (`time_s,pitch_hz,realised_hz`: the nominal
+    /// contour and the rocker's realised rate over ``EvaluationTargets/realisedWindow``, empty
+    /// outside flutter).
     public static func evaluate(
         _ evaluationCase: EvaluationCase, targets: EvaluationTargets = .init(),
         configure: (inout SessionAnalyzer.Configuration) -> Void = { _ in }, chunkLength: Int = 4096,
@@ -146,7 +150,7 @@ public enum Evaluator {
         }
         try writer?.finish()
         if let directory {
-            try writeTruth(truth, to: (directory as NSString).appendingPathComponent(evaluationCase.name + ".truth.csv"))
+            try writeTruth(truth, window: targets.realisedWindow, to: (directory as NSString).appendingPathComponent(evaluationCase.name + ".truth.csv"))
         }
         let report = analyzer.finish(onOutput: collect)
         let matching = match(found: report.breaths, truth: truth.breaths)

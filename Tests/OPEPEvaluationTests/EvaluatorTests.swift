@@ -48,6 +48,25 @@ final class EvaluatorTests: XCTestCase {
         XCTAssertEqual(small, whole)
     }
 
+    func testKeptCasesCarryTheirAudioAndBothTruths() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let evaluationCase = smallCase(sampleRate: 8000)
+
+        _ = try Evaluator.evaluate(evaluationCase, keepAudioIn: folder)
+
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(folder)/\(evaluationCase.name).wav"))
+        let lines = try String(contentsOfFile: "\(folder)/\(evaluationCase.name).truth.csv", encoding: .utf8)
+            .split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        XCTAssertEqual(lines.first, ["time_s", "pitch_hz", "realised_hz"])
+        let rows = lines.dropFirst().filter { !$0[1].isEmpty }
+        XCTAssertGreaterThan(rows.count, 300, "three breaths of flutter, a row every 10 ms")
+        XCTAssertTrue(lines.dropFirst().allSatisfy { $0[1].isEmpty == $0[2].isEmpty }, "both truths cover the same frames")
+        let differences = rows.map { abs(Double($0[2])! / Double($0[1])! - 1) }.sorted()
+        XCTAssertLessThan(differences[differences.count / 2], 0.01, "without jitter the rocker runs at the nominal rate")
+    }
+
     func testADeafEngineMissesCoverageAndBreaths() throws {
         let evaluationCase = smallCase(sampleRate: 8000)
         let truth = try SessionSimulator(configuration: evaluationCase.simulation).groundTruth
