@@ -5,48 +5,66 @@ import XCTest
 /// The stages that turn audio into the detrended energy envelope, each against a plain reference
 /// written straight from its definition in `Double`, and each fed in odd splits.
 final class EnvelopeStageTests: XCTestCase {
-    /// Group means, centred moving-average high-pass, squares and block means, in `Double`, with
-    /// silence before the first sample.
-    private func referenceEnergies(_ x: [Float], front: AudioEnergyFrontEnd) -> [Double] {
+    /// Group means, centred moving-average high-pass, pre-emphasis by `a`, squares and block
+    /// means, in `Double`, with silence before the first sample.
+    private func referenceEnergies(_ x: [Float], front: AudioEnergyFrontEnd, preEmphasis a: Double = 0) -> [Double] {
         let r = front.groupLength, length = front.averageLength, delay = length / 2
         let groups = (0..<(x.count / r)).map { j in (0..<r).reduce(0.0) { $0 + Double(x[j * r + $1]) } / Double(r) }
         let value = { (n: Int) in n >= 0 ? groups[n] : 0 }
-        let squares = groups.indices.map { n -> Double in
+        let highPassed = { (n: Int) -> Double in
             let mean = ((n - length + 1)...n).reduce(0.0) { $0 + value($1) } / Double(length)
-            let y = value(n - delay) - mean
+            return value(n - delay) - mean
+        }
+        let squares = groups.indices.map { n -> Double in
+            let y = highPassed(n) - (n > 0 ? a * highPassed(n - 1) : 0)
             return y * y
         }
         let block = front.analysisBlockLength
         return (0..<(squares.count / block)).map { k in squares[(k * block)..<(k * block + block)].reduce(0, +) / Double(block) }
     }
 
-    private func energies(_ x: [Float], sampleRate: Double, chunk: Int) -> [Float] {
-        var front = AudioEnergyFrontEnd(sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000)
-        var out: [Float] = []
-        var buffer = [Float](repeating: 0, count: front.capacity(for: chunk))
+    /// The front end's plain and pre-emphasised energies for `x` fed in chunks of `chunk`.
+    private func energies(
+        _ x: [Float], sampleRate: Double, chunk: Int, preEmphasis: Double = 1
+    ) -> (plain: [Float], emphasised: [Float]) {
+        var front = AudioEnergyFrontEnd(
+            sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, preEmphasis: preEmphasis)
+        var plain: [Float] = [], emphasised: [Float] = []
+        var plainBuffer = [Float](repeating: 0, count: front.capacity(for: chunk))
+        var emphasisedBuffer = plainBuffer
         var start = 0
         while start < x.count {
             let end = min(x.count, start + chunk)
             let written = x[start..<end].withUnsafeBufferPointer { slice in
-                buffer.withUnsafeMutableBufferPointer { front.process(slice, into: $0.baseAddress!) }
+                plainBuffer.withUnsafeMutableBufferPointer { plain in
+                    emphasisedBuffer.withUnsafeMutableBufferPointer { front.process(slice, into: plain.baseAddress!, emphasised: $0.baseAddress!) }
+                }
             }
-            out += buffer[0..<written]
+            plain += plainBuffer[0..<written]
+            emphasised += emphasisedBuffer[0..<written]
             start = end
         }
-        return out
+        return (plain, emphasised)
     }
 
     func testFrontEndMatchesReferenceAtEveryGroupLength() {
         for sampleRate in [16000.0, 32000, 44100, 96000] {
             let x = TestSignals.flutter(sampleRate: sampleRate, duration: 0.5, pitch: { _ in 23 }, noiseDB: -20)
                 .enumerated().map { $1 + Float(0.05 * sin(Double($0) * 0.001)) }
-            let front = AudioEnergyFrontEnd(sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000)
-            let reference = referenceEnergies(x, front: front)
-            let found = energies(x, sampleRate: sampleRate, chunk: x.count)
-            XCTAssertEqual(found.count, reference.count, "\(sampleRate) Hz")
-            let scale = reference.max() ?? 1
-            let worst = zip(found, reference).map { abs(Double($0) - $1) }.max() ?? .infinity
-            XCTAssertLessThan(worst, 1e-5 * scale, "\(sampleRate) Hz, group of \(front.groupLength)")
+            for a in [0.0, 0.9, 1] {
+                let front = AudioEnergyFrontEnd(
+                    sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, preEmphasis: a)
+                let found = energies(x, sampleRate: sampleRate, chunk: x.count, preEmphasis: a)
+                for (name, values, reference) in [
+                    ("plain", found.plain, referenceEnergies(x, front: front)),
+                    ("pre-emphasised", found.emphasised, referenceEnergies(x, front: front, preEmphasis: a)),
+                ] {
+                    XCTAssertEqual(values.count, reference.count, "\(sampleRate) Hz")
+                    let scale = reference.max() ?? 1
+                    let worst = zip(values, reference).map { abs(Double($0) - $1) }.max() ?? .infinity
+                    XCTAssertLessThan(worst, 1e-5 * scale, "\(sampleRate) Hz, group of \(front.groupLength), \(name) with a = \(a)")
+                }
+            }
         }
     }
 
@@ -55,21 +73,26 @@ final class EnvelopeStageTests: XCTestCase {
             let x = TestSignals.flutter(sampleRate: sampleRate, duration: 0.4, pitch: { _ in 31 }, noiseDB: -10)
             let whole = energies(x, sampleRate: sampleRate, chunk: x.count)
             for chunk in [1, 2, 5, 7, 4095, 4097] {
-                XCTAssertEqual(energies(x, sampleRate: sampleRate, chunk: chunk), whole, "\(sampleRate) Hz, chunks of \(chunk)")
+                let split = energies(x, sampleRate: sampleRate, chunk: chunk)
+                XCTAssertEqual(split.plain, whole.plain, "\(sampleRate) Hz, chunks of \(chunk)")
+                XCTAssertEqual(split.emphasised, whole.emphasised, "\(sampleRate) Hz, chunks of \(chunk)")
             }
         }
     }
 
     func testFrontEndTreatsGroupsWithNonFiniteSamplesAsSilence() {
         for sampleRate in [22050.0, 44100] {
-            let r = AudioEnergyFrontEnd(sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000).groupLength
+            let r = AudioEnergyFrontEnd(
+                sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, preEmphasis: 1).groupLength
             var x = TestSignals.noise(sampleRate: sampleRate, duration: 0.2, rms: 0.1)
             var silenced = x
             for i in stride(from: 100, to: x.count, by: 997) {
                 x[i] = [Float.nan, .infinity, -.infinity][i % 3]
                 for k in (i / r * r)..<(i / r * r + r) { silenced[k] = 0 }
             }
-            XCTAssertEqual(energies(x, sampleRate: sampleRate, chunk: 333), energies(silenced, sampleRate: sampleRate, chunk: 333), "\(sampleRate) Hz")
+            let found = energies(x, sampleRate: sampleRate, chunk: 333), expected = energies(silenced, sampleRate: sampleRate, chunk: 333)
+            XCTAssertEqual(found.plain, expected.plain, "\(sampleRate) Hz")
+            XCTAssertEqual(found.emphasised, expected.emphasised, "\(sampleRate) Hz")
         }
     }
 

@@ -86,11 +86,12 @@ struct PeriodSearch {
     }
 
     /// Searches `span`, near `previous` when there is one; with `checkFractions`, the lags at a
-    /// half, a third and a quarter of `previous` are searched as well.
-    mutating func search(_ span: Span, near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
+    /// half, a third and a quarter of `previous` are searched as well. When nothing is found near
+    /// `previous`, the whole band is searched, unless `onlyNear` is set.
+    mutating func search(_ span: Span, near previous: Double?, checkFractions: Bool, onlyNear: Bool = false) -> PeriodCandidate? {
         for lag in scored { scores[lag] = -2 }
         scored.removeAll(keepingCapacity: true)
-        guard var found = bandSearch(span, near: previous, checkFractions: checkFractions) else { return nil }
+        guard var found = bandSearch(span, near: previous, checkFractions: checkFractions, onlyNear: onlyNear) else { return nil }
         let double = Int((2 * found.period).rounded())
         guard double + 1 <= spanLength - minimumOverlap else { return found }
         found.secondPeak = max(score(span, double - 1), score(span, double), score(span, double + 1))
@@ -103,9 +104,9 @@ struct PeriodSearch {
         score(span, lag)
     }
 
-    private mutating func bandSearch(_ span: Span, near previous: Double?, checkFractions: Bool) -> PeriodCandidate? {
+    private mutating func bandSearch(_ span: Span, near previous: Double?, checkFractions: Bool, onlyNear: Bool) -> PeriodCandidate? {
         guard let previous else { return globalSearch(span) }
-        guard let local = climb(span, from: previous) else { return globalSearch(span) }
+        guard let local = climb(span, from: previous) else { return onlyNear ? nil : globalSearch(span) }
         guard checkFractions else { return local }
         for divisor in [4.0, 3.0, 2.0] {
             guard let shorter = climb(span, from: previous / divisor) else { continue }

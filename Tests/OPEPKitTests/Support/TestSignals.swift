@@ -142,7 +142,7 @@ enum TestSignals {
         return normalised(out, rms: rms)
     }
 
-    private static func resonate(_ x: [Double], sampleRate: Double, frequency: Double, bandwidth: Double) -> [Double] {
+    static func resonate(_ x: [Double], sampleRate: Double, frequency: Double, bandwidth: Double) -> [Double] {
         let r = exp(-.pi * bandwidth / sampleRate)
         let a1 = 2 * r * cos(2 * .pi * frequency / sampleRate), a2 = -r * r
         var y = [Double](repeating: 0, count: x.count)
