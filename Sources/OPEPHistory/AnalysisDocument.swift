@@ -159,10 +159,19 @@ public struct SessionAnalysis: Codable, Sendable {
     }
 }
 
-/// JSON with snake_case keys, sorted, as every report and profile is written.
-public func reportJSON<T: Encodable>(_ value: T, pretty: Bool) throws -> String {
+/// How ``reportJSON(_:keys:pretty:)`` names an object's keys.
+public enum JSONKeys: Sendable {
+    /// snake_case, as reports, profiles and the analysis document are written.
+    case snakeCase
+    /// As the type codes them: the live protocol's messages and the settings stored with a session.
+    case asCoded
+}
+
+/// The one JSON writer of the native side: keys sorted, slashes not escaped, snake_case unless
+/// `keys` says otherwise; indented with `pretty`.
+public func reportJSON<T: Encodable>(_ value: T, keys: JSONKeys = .snakeCase, pretty: Bool) throws -> String {
     let encoder = JSONEncoder()
-    encoder.keyEncodingStrategy = .convertToSnakeCase
+    if keys == .snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
     encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }

@@ -281,9 +281,7 @@ public final class HistoryStore: Sendable {
     }
 
     static func json<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        try reportJSON(value, keys: .asCoded, pretty: false)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {

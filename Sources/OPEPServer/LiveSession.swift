@@ -395,9 +395,7 @@ public struct LiveSession {
     }
 
     static func encode<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{\"type\":\"error\",\"message\":\"cannot encode a message\"}"
+        (try? reportJSON(value, keys: .asCoded, pretty: false)) ?? "{\"type\":\"error\",\"message\":\"cannot encode a message\"}"
     }
 
     static func number(_ value: Double?, _ digits: Int) -> String {
