@@ -38,8 +38,9 @@ struct GaussianSmoother {
     /// Smooths `count` (at most ``maximumBlock``) samples in place; each result describes the
     /// input `halfWidth` samples before it.
     ///
-    /// Eight outputs at a time accumulate every tap in a register, in the order of the taps, as
-    /// the remaining outputs do one by one: the same sums whatever the block boundaries.
+    /// Eight outputs at a time accumulate in a register, the centre tap first and then each pair
+    /// of taps symmetric about it (one multiplication for both), in the same order as the
+    /// remaining outputs one by one: the same sums whatever the block boundaries.
     mutating func process(_ block: UnsafeMutablePointer<Float>, count: Int) {
         let history = kernel.count - 1
         kernel.withUnsafeBufferPointer { kernel in
@@ -48,17 +49,19 @@ struct GaussianSmoother {
                 for i in 0..<count { input[history &+ i] = block[i] }
                 let raw = UnsafeRawPointer(input), stride = MemoryLayout<Float>.stride
                 var i = 0
+                let half = halfWidth, last = history
                 while i &+ 8 <= count {
-                    var sum = SIMD8<Float>.zero
-                    for k in 0..<kernel.count {
-                        sum += taps[k] * raw.loadUnaligned(fromByteOffset: (k &+ i) &* stride, as: SIMD8<Float>.self)
+                    var sum = taps[half] * raw.loadUnaligned(fromByteOffset: (half &+ i) &* stride, as: SIMD8<Float>.self)
+                    for k in 0..<half {
+                        sum += taps[k] * (raw.loadUnaligned(fromByteOffset: (k &+ i) &* stride, as: SIMD8<Float>.self)
+                            + raw.loadUnaligned(fromByteOffset: (last &- k &+ i) &* stride, as: SIMD8<Float>.self))
                     }
                     UnsafeMutableRawPointer(block + i).storeBytes(of: sum, as: SIMD8<Float>.self)
                     i &+= 8
                 }
                 while i < count {
-                    var sum: Float = 0
-                    for k in 0..<kernel.count { sum += taps[k] * input[k &+ i] }
+                    var sum = taps[half] * input[half &+ i]
+                    for k in 0..<half { sum += taps[k] * (input[k &+ i] + input[last &- k &+ i]) }
                     block[i] = sum
                     i &+= 1
                 }
