@@ -82,8 +82,7 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
 
 /// Runs simulated sessions through the analysis and compares every frame with the ground truth.
 public enum Evaluator {
-    private static func writeTruth(_ truth: GroundTruth, window: Double, to path: String) throws {
-        let realised = RealisedPitch(truth: truth)
+    private static func writeTruth(_ truth: GroundTruth, realised: RealisedPitch, window: Double, to path: String) throws {
         let format = { (pitch: Double?) in pitch.map { String(format: "%.3f", $0) } ?? "" }
         var text = "time_s,pitch_hz,realised_hz\n"
         for step in 0...Int(truth.duration * 100) {
@@ -150,7 +149,7 @@ public enum Evaluator {
         }
         try writer?.finish()
         if let directory {
-            try writeTruth(truth, window: targets.realisedWindow, to: (directory as NSString).appendingPathComponent(evaluationCase.name + ".truth.csv"))
+            try writeTruth(truth, realised: score.realised, window: targets.realisedWindow, to: (directory as NSString).appendingPathComponent(evaluationCase.name + ".truth.csv"))
         }
         let report = analyzer.finish(onOutput: collect)
         let matching = match(found: report.breaths, truth: truth.breaths)

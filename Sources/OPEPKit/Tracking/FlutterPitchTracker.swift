@@ -20,9 +20,9 @@
 ///    the correlation near twice the period reaches 0.5. The pre-emphasised view is searched
 ///    first (once a track is heard, the view that heard it last); when it gives nothing, the other
 ///    is searched too, every 40 ms: the whole band without a track, only near the track's period
-///    with one (a track never jumps to another period through the other view). A breath's noise beats by itself less once pre-emphasised, but
-///    a device whose sound is all below a few hundred hertz, under brighter noise, is heard only
-///    in the plain view.
+///    with one (a track never jumps to another period through the other view). A breath's noise
+///    beats by itself less once pre-emphasised, but a device whose sound is all below a few
+///    hundred hertz, under brighter noise, is heard only in the plain view.
 /// 6. ``PeriodEvidence``: every 40 ms the span's correlation at every lag joins an average with a
 ///    0.15 s memory; a period whose average exceeds 0.45 starts a track, and one above 0.4
 ///    continues it where a single span falls short. The breath's own fluctuation correlates by
