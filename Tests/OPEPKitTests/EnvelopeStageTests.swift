@@ -5,9 +5,13 @@ import XCTest
 /// The stages that turn audio into the detrended energy envelope, each against a plain reference
 /// written straight from its definition in `Double`, and each fed in odd splits.
 final class EnvelopeStageTests: XCTestCase {
-    /// Group means, centred moving-average high-pass, pre-emphasis by `a`, squares and block
-    /// means, in `Double`, with silence before the first sample.
-    private func referenceEnergies(_ x: [Float], front: AudioEnergyFrontEnd, preEmphasis a: Double = 0) -> [Double] {
+    /// Group means, centred moving-average high-pass, squares and block means, in `Double`, with
+    /// silence before the first sample; with `whiteningTime`, of the error of the second-order
+    /// linear predictor whose coefficients solve the normal equations of the exponentially
+    /// averaged autocorrelation of the blocks before.
+    private func referenceEnergies(
+        _ x: [Float], sampleRate: Double, front: AudioEnergyFrontEnd, whiteningTime: Double = 0
+    ) -> [Double] {
         let r = front.groupLength, length = front.averageLength, delay = length / 2
         let groups = (0..<(x.count / r)).map { j in (0..<r).reduce(0.0) { $0 + Double(x[j * r + $1]) } / Double(r) }
         let value = { (n: Int) in n >= 0 ? groups[n] : 0 }
@@ -15,54 +19,72 @@ final class EnvelopeStageTests: XCTestCase {
             let mean = ((n - length + 1)...n).reduce(0.0) { $0 + value($1) } / Double(length)
             return value(n - delay) - mean
         }
-        let squares = groups.indices.map { n -> Double in
-            let y = highPassed(n) - (n > 0 ? a * highPassed(n - 1) : 0)
-            return y * y
-        }
+        let y = groups.indices.map(highPassed)
+        let at = { (n: Int) in n >= 0 ? y[n] : 0 }
         let block = front.analysisBlockLength
-        return (0..<(squares.count / block)).map { k in squares[(k * block)..<(k * block + block)].reduce(0, +) / Double(block) }
+        guard whiteningTime > 0 else {
+            return (0..<(y.count / block)).map { k in y[(k * block)..<(k * block + block)].reduce(0) { $0 + $1 * $1 } / Double(block) }
+        }
+        let predictor = WhiteningPredictor(
+            blockDuration: Double(block * front.groupLength) / sampleRate, memoryTime: whiteningTime)
+        var averaged = (0.0, 0.0, 0.0), c = (0.0, 0.0)
+        return (0..<(y.count / block)).map { k in
+            let range = (k * block)..<(k * block + block)
+            let error = range.reduce(0.0) { total, n in
+                let w = at(n) - c.0 * at(n - 1) - c.1 * at(n - 2)
+                return total + w * w
+            }
+            averaged.0 = averaged.0 * predictor.decay + range.reduce(0) { $0 + at($1) * at($1) }
+            averaged.1 = averaged.1 * predictor.decay + range.reduce(0) { $0 + at($1) * at($1 - 1) }
+            averaged.2 = averaged.2 * predictor.decay + range.reduce(0) { $0 + at($1) * at($1 - 2) }
+            if (k + 1) % predictor.refreshBlocks == 0 {
+                let r0 = averaged.0 * (1 + WhiteningPredictor.whiteFloor), determinant = r0 * r0 - averaged.1 * averaged.1
+                c = determinant > 0 ? ((averaged.1 * r0 - averaged.1 * averaged.2) / determinant, (r0 * averaged.2 - averaged.1 * averaged.1) / determinant) : (0, 0)
+            }
+            return error / Double(block)
+        }
     }
 
-    /// The front end's plain and pre-emphasised energies for `x` fed in chunks of `chunk`.
+    /// The front end's plain and whitened energies for `x` fed in chunks of `chunk`.
     private func energies(
-        _ x: [Float], sampleRate: Double, chunk: Int, preEmphasis: Double = 1
-    ) -> (plain: [Float], emphasised: [Float]) {
+        _ x: [Float], sampleRate: Double, chunk: Int, whiteningTime: Double = 0.1
+    ) -> (plain: [Float], whitened: [Float]) {
         var front = AudioEnergyFrontEnd(
-            sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, preEmphasis: preEmphasis)
-        var plain: [Float] = [], emphasised: [Float] = []
+            sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, whiteningTime: whiteningTime)
+        var plain: [Float] = [], whitened: [Float] = []
         var plainBuffer = [Float](repeating: 0, count: front.capacity(for: chunk))
-        var emphasisedBuffer = plainBuffer
+        var whitenedBuffer = plainBuffer
         var start = 0
         while start < x.count {
             let end = min(x.count, start + chunk)
             let written = x[start..<end].withUnsafeBufferPointer { slice in
                 plainBuffer.withUnsafeMutableBufferPointer { plain in
-                    emphasisedBuffer.withUnsafeMutableBufferPointer { front.process(slice, into: plain.baseAddress!, emphasised: $0.baseAddress!) }
+                    whitenedBuffer.withUnsafeMutableBufferPointer { front.process(slice, into: plain.baseAddress!, whitened: $0.baseAddress!) }
                 }
             }
             plain += plainBuffer[0..<written]
-            emphasised += emphasisedBuffer[0..<written]
+            whitened += whitenedBuffer[0..<written]
             start = end
         }
-        return (plain, emphasised)
+        return (plain, whitened)
     }
 
     func testFrontEndMatchesReferenceAtEveryGroupLength() {
         for sampleRate in [16000.0, 32000, 44100, 96000] {
             let x = TestSignals.flutter(sampleRate: sampleRate, duration: 0.5, pitch: { _ in 23 }, noiseDB: -20)
                 .enumerated().map { $1 + Float(0.05 * sin(Double($0) * 0.001)) }
-            for a in [0.0, 0.9, 1] {
+            for memory in [0.0, 0.02, 0.1] {
                 let front = AudioEnergyFrontEnd(
-                    sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, preEmphasis: a)
-                let found = energies(x, sampleRate: sampleRate, chunk: x.count, preEmphasis: a)
+                    sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, whiteningTime: memory)
+                let found = energies(x, sampleRate: sampleRate, chunk: x.count, whiteningTime: memory)
                 for (name, values, reference) in [
-                    ("plain", found.plain, referenceEnergies(x, front: front)),
-                    ("pre-emphasised", found.emphasised, referenceEnergies(x, front: front, preEmphasis: a)),
+                    ("plain", found.plain, referenceEnergies(x, sampleRate: sampleRate, front: front)),
+                    ("whitened", found.whitened, referenceEnergies(x, sampleRate: sampleRate, front: front, whiteningTime: memory)),
                 ] {
                     XCTAssertEqual(values.count, reference.count, "\(sampleRate) Hz")
                     let scale = reference.max() ?? 1
                     let worst = zip(values, reference).map { abs(Double($0) - $1) }.max() ?? .infinity
-                    XCTAssertLessThan(worst, 1e-5 * scale, "\(sampleRate) Hz, group of \(front.groupLength), \(name) with a = \(a)")
+                    XCTAssertLessThan(worst, 1e-5 * scale, "\(sampleRate) Hz, group of \(front.groupLength), \(name), predictor memory \(memory) s")
                 }
             }
         }
@@ -75,7 +97,7 @@ final class EnvelopeStageTests: XCTestCase {
             for chunk in [1, 2, 5, 7, 4095, 4097] {
                 let split = energies(x, sampleRate: sampleRate, chunk: chunk)
                 XCTAssertEqual(split.plain, whole.plain, "\(sampleRate) Hz, chunks of \(chunk)")
-                XCTAssertEqual(split.emphasised, whole.emphasised, "\(sampleRate) Hz, chunks of \(chunk)")
+                XCTAssertEqual(split.whitened, whole.whitened, "\(sampleRate) Hz, chunks of \(chunk)")
             }
         }
     }
@@ -83,7 +105,7 @@ final class EnvelopeStageTests: XCTestCase {
     func testFrontEndTreatsGroupsWithNonFiniteSamplesAsSilence() {
         for sampleRate in [22050.0, 44100] {
             let r = AudioEnergyFrontEnd(
-                sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, preEmphasis: 1).groupLength
+                sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, whiteningTime: 0.1).groupLength
             var x = TestSignals.noise(sampleRate: sampleRate, duration: 0.2, rms: 0.1)
             var silenced = x
             for i in stride(from: 100, to: x.count, by: 997) {
@@ -92,7 +114,7 @@ final class EnvelopeStageTests: XCTestCase {
             }
             let found = energies(x, sampleRate: sampleRate, chunk: 333), expected = energies(silenced, sampleRate: sampleRate, chunk: 333)
             XCTAssertEqual(found.plain, expected.plain, "\(sampleRate) Hz")
-            XCTAssertEqual(found.emphasised, expected.emphasised, "\(sampleRate) Hz")
+            XCTAssertEqual(found.whitened, expected.whitened, "\(sampleRate) Hz")
         }
     }
 

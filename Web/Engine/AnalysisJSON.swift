@@ -64,7 +64,7 @@ enum AnalysisJSON {
             ("lower_frequency", .number(t.lowerFrequency)),
             ("upper_frequency", .number(t.upperFrequency)),
             ("high_pass_cutoff", .number(t.highPassCutoff)),
-            ("pre_emphasis", .number(t.preEmphasis)),
+            ("whitening_time", .number(t.whiteningTime)),
             ("energy_rate", .number(t.energyRate)),
             ("analysis_rate", .number(t.analysisRate)),
             ("smoothing_fraction", .number(t.smoothingFraction)),

@@ -12,7 +12,10 @@
 /// for `flutterGap` (an exhalation is one sound through the device: the flutter can fade for a
 /// moment while the air keeps flowing), at the last frame that had both. An exhalation whose
 /// flutter lasted less than `minimumBreath` is withdrawn: no breath through the device is that
-/// short, while speech, music and plain breathing can beat in the band for a moment.
+/// short, while speech, music and plain breathing can beat in the band for a moment. When its sound
+/// goes on, a new sound starts where the sound last became loud after that flutter, so a breath
+/// that follows speech without a pause starts at its own onset, not where the speech's chance
+/// flutter was withdrawn.
 ///
 /// A sound that never flutters is a huff cough when it is short (`huffDurations`) and loud:
 /// `huffMarginDB` over the floor and, once exhalations have been heard, no more than
@@ -43,7 +46,9 @@ public struct ExhalationDetector {
         /// the tracker reports a flutter about 0.25 s after it begins).
         public var onsetAllowance: Double = 0.4
         /// Longest wait from the start of a sound to its confirmation, in seconds (default 1); a
-        /// sound that has not fluttered by then starts afresh.
+        /// sound that has not fluttered by then is taken to start this long ago, so that a breath
+        /// after a long sound (speech, breathing) starts where its own sound did, whenever its
+        /// flutter comes.
         public var maximumConfirmDelay: Double = 1
         /// During an exhalation, frames this far below the exhalation's own mean level count as
         /// quiet whatever the floor, in dB (default 20).
@@ -132,6 +137,8 @@ public struct ExhalationDetector {
     private struct Sound {
         var first: Int
         var lastLoud: Int
+        /// The first frame of the latest run of loud frames.
+        var loudSince: Int
         var lastPitched: Int
         var pitchedRun = 0
         var peakLevel: Double
@@ -195,12 +202,15 @@ public struct ExhalationDetector {
         let loud = levelDB >= threshold
         guard var current = sound else {
             if levelDB >= floorLevel + configuration.onMarginDB {
-                sound = Sound(first: i, lastLoud: i, lastPitched: pitched ? i : i - 1, pitchedRun: pitched ? 1 : 0, peakLevel: levelDB - floorLevel, floorLevel: floorLevel)
+                sound = Sound(first: i, lastLoud: i, loudSince: i, lastPitched: pitched ? i : i - 1, pitchedRun: pitched ? 1 : 0, peakLevel: levelDB - floorLevel, floorLevel: floorLevel)
             }
             return nil
         }
         let strong = levelDB >= floorLevel + configuration.onMarginDB
-        if loud { current.lastLoud = i }
+        if loud {
+            if current.lastLoud != i - 1 { current.loudSince = i }
+            current.lastLoud = i
+        }
         if pitched && heard {
             current.lastPitched = i
             current.pitchedLevelSum += levelDB
@@ -222,6 +232,12 @@ public struct ExhalationDetector {
             let quiet = i - current.lastLoud > hangoverFrames
             if quiet || i - current.lastPitched > hangoverFrames, current.lastPitched - current.first + 1 < minimumBreathFrames {
                 sound = nil
+                if !quiet {
+                    let first = max(current.loudSince, current.lastPitched + 1)
+                    sound = Sound(
+                        first: first, lastLoud: i, loudSince: first, lastPitched: first - 1, peakLevel: levelDB - floorLevel,
+                        floorLevel: floorLevel)
+                }
                 return .exhalationWithdrawn(first: current.first)
             }
             if quiet || i - current.lastPitched > flutterGapFrames {
@@ -243,9 +259,7 @@ public struct ExhalationDetector {
             sound = nil
             return classify(current)
         } else if i - current.first >= maximumConfirmFrames {
-            current.first = i - current.pitchedRun + 1
-            current.peakLevel = levelDB - floorLevel
-            current.floorLevel = floorLevel
+            current.first = i - maximumConfirmFrames + 1
         }
         sound = current
         return nil

@@ -11,14 +11,13 @@
 /// 3. Square.
 /// 4. Average blocks of `round(fa / 980 Hz)` analysis samples: 15 at 44.1 kHz, so one energy
 ///    sample per 45 input samples as in the study.
-/// 5. Beside it, the same energy of the high-passed audio after a first-order pre-emphasis,
-///    `w[n] = y[n] - a·y[n-1]` (`a` = 1 by default: +6 dB per octave; 0 leaves the audio as it
-///    is, the study's). Breath through a device is loudest below 500 Hz, and the energy of a
-///    noise that narrow fluctuates by itself at the flutter's rates: its envelope has few
-///    independent samples per flutter cycle. Tilting the spectrum towards flat spreads the energy
-///    over the whole band, so the energy follows the rocker, not the noise's own beating (the
-///    linear-prediction "pre-emphasis" of speech analysis: Makhoul, "Linear prediction: a
-///    tutorial review", Proc. IEEE 63(4), 1975). The plain energy stays the sound's level.
+/// 5. Beside it (unless off, as for the study), the same energy of the high-passed audio
+///    whitened by ``WhiteningPredictor``: the error of its second-order linear prediction, with
+///    coefficients from the blocks before. Breath through a device is loudest below 500 Hz, and
+///    the energy of a noise that narrow fluctuates by itself at the flutter's rates: its envelope
+///    has few independent samples per flutter cycle. Whitened, the energy is spread over the whole
+///    band, so it follows the rocker, not the noise's own beating. The plain energy stays the
+///    sound's level.
 ///
 /// The seed lists a downsampling "by 45" both before the high-pass and in the block average; two
 /// reductions by 45 would leave ~22 Hz sampling, below the Nyquist rate of a 40 Hz flutter. The
@@ -26,12 +25,14 @@
 /// the block average of squares, with the high-pass and squaring done before it at an audio rate.
 ///
 /// Each group's mean becomes a 24-bit fixed-point integer (clamped to ±255; a group with a NaN or
-/// an infinity counts as silence) and the moving sum runs on integers: integer sums are exact in any order, so
-/// the filter never drifts over hours of audio and gives the same bits whatever the chunking.
-/// A group straddling two chunks is summed in the same order as any other. The work runs in
-/// batches of up to 4096 input samples as simple loops over straight lines of samples, most of
-/// which the compiler vectorises: group means, fixed point, the running sum, the high-passed
-/// squares, the block sums.
+/// an infinity counts as silence) and the moving sum runs on integers: integer sums are exact in
+/// any order, so the filter never drifts over hours of audio and gives the same bits whatever the
+/// chunking. A group straddling two chunks is summed in the same order as any other, and the
+/// analysis samples are filtered in whole blocks only (the rest waits for the next chunk, which
+/// delays no energy sample: a block's energy needs all of it), so every block is summed the same
+/// way. The work runs in batches of up to 4096 input samples as simple loops over straight lines
+/// of samples, which the compiler vectorises: group means, fixed point, the high-passed samples,
+/// their squares and products, and each block's sums, four lanes at a time.
 struct AudioEnergyFrontEnd {
     /// Input samples averaged into one analysis sample.
     let groupLength: Int
@@ -43,8 +44,8 @@ struct AudioEnergyFrontEnd {
     let averageLength: Int
     /// Delay from input to energy, in input samples, of the grouping and the high-pass.
     let delay: Double
-    /// Pre-emphasis coefficient `a` of `w[n] = y[n] - a·y[n-1]`, in 0...1.
-    let preEmphasis: Float
+    /// Whether the whitened energy is made (otherwise it is the plain energy).
+    let whitens: Bool
 
     private static let scale: Float = 8_388_608
     /// 1.5 × 2⁵²: adding it to a Double below 2⁵¹ in magnitude leaves the rounded integer in the
@@ -55,26 +56,28 @@ struct AudioEnergyFrontEnd {
     private let batchGroups: Int
     /// A batch's group means.
     private var means: [Float]
-    /// A batch's moving sums, then their high-passed values, then those values' squares.
-    private var movingSums: [Float]
-    /// A batch's pre-emphasised squares.
-    private var emphasised: [Float]
-    /// The last high-passed sample of the previous batch.
-    private var previous: Float = 0
-    private var emphasisedAccumulator: Float = 0
-    /// The last `averageLength` fixed-point samples, then room for a batch of them.
+    /// The last two high-passed samples filtered, then a batch's high-passed samples.
+    private var highPassed: [Float]
+    /// A batch's squares of the high-passed samples.
+    private var squares: [Float]
+    /// A batch's products `y[n]·y[n-1]`, then `y[n]·y[n-2]`.
+    private var lags: [Float]
+    private var predictor: WhiteningPredictor
+    /// The last `averageLength` fixed-point samples filtered, then the samples waiting to be.
     private var line: [Int32]
+    /// Analysis samples in `line` after the history, not yet filtered.
+    private var waiting = 0
     /// The samples of a group not yet complete at the end of a chunk.
     private var group: [Float]
     private var grouped = 0
     private var sum: Int64 = 0
-    private var accumulator: Float = 0
-    private var filled = 0
     private let inverseGroup: Float
     private let inverseAverage: Float
     private let inverseBlock: Float
 
-    init(sampleRate: Double, highPassCutoff: Double, energyRate: Double, analysisRate: Double, preEmphasis: Double) {
+    /// - Parameter whiteningTime: the memory of the ``WhiteningPredictor``, in seconds; 0 makes no
+    ///   whitened energy.
+    init(sampleRate: Double, highPassCutoff: Double, energyRate: Double, analysisRate: Double, whiteningTime: Double) {
         groupLength = max(1, Int((sampleRate / analysisRate).rounded(.down)))
         let rate = sampleRate / Double(groupLength)
         let half = max(2, Int((rate / highPassCutoff / 2).rounded()))
@@ -82,11 +85,15 @@ struct AudioEnergyFrontEnd {
         analysisBlockLength = max(1, Int((rate / energyRate).rounded()))
         delay = Double(half * groupLength)
         batchGroups = max(1, 4096 / groupLength)
+        let batch = batchGroups + analysisBlockLength
         means = [Float](repeating: 0, count: batchGroups)
-        movingSums = means
-        emphasised = means
-        self.preEmphasis = Float(preEmphasis)
-        line = [Int32](repeating: 0, count: averageLength + batchGroups)
+        highPassed = [Float](repeating: 0, count: batch + 2)
+        squares = [Float](repeating: 0, count: batch)
+        whitens = whiteningTime > 0
+        lags = [Float](repeating: 0, count: whitens ? 2 * batch : 0)
+        predictor = WhiteningPredictor(
+            blockDuration: Double(analysisBlockLength) / rate, memoryTime: whitens ? whiteningTime : 1)
+        line = [Int32](repeating: 0, count: averageLength + batch)
         group = [Float](repeating: 0, count: groupLength)
         inverseGroup = 1 / Float(groupLength)
         inverseAverage = 1 / (Float(averageLength) * Self.scale)
@@ -95,23 +102,23 @@ struct AudioEnergyFrontEnd {
 
     mutating func reset() {
         for i in line.indices { line[i] = 0 }
+        waiting = 0
         grouped = 0
         sum = 0
-        accumulator = 0
-        emphasisedAccumulator = 0
-        previous = 0
-        filled = 0
+        predictor.reset()
+        highPassed[0] = 0
+        highPassed[1] = 0
     }
 
     /// The most energy samples one call can produce for `sampleCount` samples.
     func capacity(for sampleCount: Int) -> Int { sampleCount / blockLength + 2 }
 
     /// Processes a chunk, writing every completed block's mean square to `energies` and that of
-    /// its pre-emphasised samples to `emphasisedEnergies` (each with room for
+    /// its whitened samples to `whitenedEnergies` (each with room for
     /// ``capacity(for:)`` values); returns how many blocks were written.
     mutating func process(
         _ samples: UnsafeBufferPointer<Float>, into energies: UnsafeMutablePointer<Float>,
-        emphasised emphasisedEnergies: UnsafeMutablePointer<Float>
+        whitened whitenedEnergies: UnsafeMutablePointer<Float>
     ) -> Int {
         guard let base = samples.baseAddress else { return 0 }
         let count = samples.count
@@ -128,13 +135,13 @@ struct AudioEnergyFrontEnd {
                 swap(&complete, &group)
                 complete.withUnsafeBufferPointer { if let first = $0.baseAddress { convert(first, groups: 1) } }
                 swap(&complete, &group)
-                written += filter(count: 1, into: energies + written, emphasised: emphasisedEnergies + written)
+                written += filter(into: energies + written, whitened: whitenedEnergies + written)
             }
         }
         while count - i >= r {
             let groups = min(batchGroups, (count - i) / r)
             convert(base + i, groups: groups)
-            written += filter(count: groups, into: energies + written, emphasised: emphasisedEnergies + written)
+            written += filter(into: energies + written, whitened: whitenedEnergies + written)
             i += groups * r
         }
         while i < count {
@@ -146,7 +153,7 @@ struct AudioEnergyFrontEnd {
     }
 
     /// Stores the means of `groups` whole groups starting at `input` in fixed point after the
-    /// history in `line`.
+    /// samples waiting in `line`.
     private mutating func convert(_ input: UnsafePointer<Float>, groups: Int) {
         let r = groupLength
         guard r > 1 else { return quantise(input, count: groups) }
@@ -170,9 +177,9 @@ struct AudioEnergyFrontEnd {
         swap(&scratch, &means)
     }
 
-    /// Converts `count` values to fixed point after the history in `line`.
+    /// Converts `count` values to fixed point after the samples waiting in `line`.
     private mutating func quantise(_ values: UnsafePointer<Float>, count: Int) {
-        let scale = Self.scale, magic = Self.roundingMagic, first = averageLength
+        let scale = Self.scale, magic = Self.roundingMagic, first = averageLength &+ waiting
         line.withUnsafeMutableBufferPointer { line in
             for j in 0..<count {
                 let x = values[j]
@@ -180,68 +187,88 @@ struct AudioEnergyFrontEnd {
                 line[first &+ j] = Int32(truncatingIfNeeded: (Double(value * scale) + magic).bitPattern)
             }
         }
+        waiting &+= count
     }
 
-    /// Runs the moving sum over the `count` samples after the history in `line`, squares the
-    /// high-passed and the pre-emphasised samples, writes completed blocks to `output` and
-    /// `emphasisedOutput` and keeps the newest samples as the next history; returns how many
-    /// blocks were written.
+    /// The sum of `count` values, in four lanes and then across them: the same order for every
+    /// block.
+    @inline(__always)
+    private static func blockSum(_ values: UnsafePointer<Float>, count: Int) -> Float {
+        var lanes = SIMD4<Float>(repeating: 0)
+        var k = 0
+        while k &+ 4 <= count {
+            lanes += UnsafeRawPointer(values + k).loadUnaligned(as: SIMD4<Float>.self)
+            k &+= 4
+        }
+        var rest: Float = 0
+        while k < count {
+            rest += values[k]
+            k &+= 1
+        }
+        return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + rest
+    }
+
+    /// Runs the moving sum over the whole blocks of samples waiting in `line`, writes their mean
+    /// squares to `output` and their whitened energies to `whitenedOutput`, and keeps the newest
+    /// samples as the next history; returns how many blocks were written.
     ///
-    /// Four passes: the running integer sum (serial, but one integer add per sample), the
-    /// high-passed samples (vectorised), their pre-emphasised squares and their squares, and the
-    /// block sums, each block a short chain of its own so that consecutive blocks overlap in the
-    /// processor.
+    /// Straight passes: the running integer sum (serial, but one integer add per sample), the
+    /// high-passed samples, their squares and their products with the two before (vectorised),
+    /// then each block's sums. The whitened energy is made of a block's sums (see
+    /// ``WhiteningPredictor/errorEnergy(_:)``).
     private mutating func filter(
-        count: Int, into output: UnsafeMutablePointer<Float>, emphasised emphasisedOutput: UnsafeMutablePointer<Float>
+        into output: UnsafeMutablePointer<Float>, whitened whitenedOutput: UnsafeMutablePointer<Float>
     ) -> Int {
-        let length = averageLength, lag = averageLength / 2, block = analysisBlockLength
-        let inverseScale = 1 / Self.scale, inverseLength = inverseAverage, inverseB = inverseBlock, a = preEmphasis
-        var s = sum, plain = accumulator, tilted = emphasisedAccumulator, n = filled, written = 0
+        let block = analysisBlockLength, blocks = waiting / block, count = blocks * block
+        guard blocks > 0 else { return 0 }
+        let length = averageLength, lag = averageLength / 2, whitens = whitens, batch = batchGroups &+ block
+        let inverseScale = 1 / Self.scale, inverseLength = inverseAverage, inverseB = inverseBlock
+        var s = sum, predictor = predictor
         line.withUnsafeMutableBufferPointer { buffer in
             guard let line = buffer.baseAddress else { return }
-            movingSums.withUnsafeMutableBufferPointer { sums in
-                emphasised.withUnsafeMutableBufferPointer { emphasised in
-                    for i in 0..<count {
-                        s &+= Int64(line[length &+ i]) &- Int64(line[i])
-                        sums[i] = Float(s)
-                    }
-                    let centre = line + (length &- lag)
-                    for i in 0..<count {
-                        sums[i] = Float(centre[i]) * inverseScale - sums[i] * inverseLength
-                    }
-                    if count > 0 {
-                        let w = sums[0] - a * previous
-                        emphasised[0] = w * w
-                        previous = sums[count &- 1]
-                    }
-                    for i in 1..<max(1, count) {
-                        let w = sums[i] - a * sums[i &- 1]
-                        emphasised[i] = w * w
-                    }
-                    for i in 0..<count { sums[i] *= sums[i] }
-                    var i = 0
-                    while i < count {
-                        let end = min(count, i &+ (block &- n))
-                        for k in i..<end {
-                            plain += sums[k]
-                            tilted += emphasised[k]
+            squares.withUnsafeMutableBufferPointer { squares in
+                highPassed.withUnsafeMutableBufferPointer { history in
+                    lags.withUnsafeMutableBufferPointer { lags in
+                        guard let y = history.baseAddress.map({ $0 + 2 }), let squares = squares.baseAddress else { return }
+                        for i in 0..<count {
+                            s &+= Int64(line[length &+ i]) &- Int64(line[i])
+                            y[i] = Float(s)
                         }
-                        n &+= end &- i
-                        i = end
-                        if n == block {
-                            output[written] = plain * inverseB
-                            emphasisedOutput[written] = tilted * inverseB
-                            written &+= 1
-                            plain = 0
-                            tilted = 0
-                            n = 0
+                        let centre = line + (length &- lag)
+                        for i in 0..<count { y[i] = Float(centre[i]) * inverseScale - y[i] * inverseLength }
+                        for i in 0..<count { squares[i] = y[i] * y[i] }
+                        guard whitens, let lag1 = lags.baseAddress else {
+                            for b in 0..<blocks {
+                                output[b] = Self.blockSum(squares + b &* block, count: block) * inverseB
+                                whitenedOutput[b] = output[b]
+                            }
+                            return
+                        }
+                        let lag2 = lag1 + batch
+                        for i in 0..<count { lag1[i] = y[i] * y[i &- 1] }
+                        for i in 0..<count { lag2[i] = y[i] * y[i &- 2] }
+                        for b in 0..<blocks {
+                            let f = b &* block, l = f &+ block &- 1
+                            let sums = WhiteningPredictor.BlockSums(
+                                energy: Self.blockSum(squares + f, count: block),
+                                lag1: Self.blockSum(lag1 + f, count: block), lag2: Self.blockSum(lag2 + f, count: block),
+                                before: (y[f &- 1] * y[f &- 1], y[f &- 2] * y[f &- 2], y[f &- 1] * y[f &- 2]),
+                                last: (squares[l], y[l &- 1] * y[l &- 1], lag1[l]))
+                            output[b] = sums.energy * inverseB
+                            whitenedOutput[b] = predictor.errorEnergy(sums) * inverseB
+                            predictor.update(sums)
                         }
                     }
+                    history[0] = history[count]
+                    history[1] = history[count &+ 1]
                 }
             }
-            for i in 0..<length { line[i] = line[i &+ count] }
+            let kept = length &+ waiting &- count
+            for i in 0..<kept { line[i] = line[i &+ count] }
         }
-        (sum, accumulator, emphasisedAccumulator, filled) = (s, plain, tilted, n)
-        return written
+        sum = s
+        self.predictor = predictor
+        waiting -= count
+        return blocks
     }
 }

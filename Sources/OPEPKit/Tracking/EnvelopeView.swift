@@ -2,9 +2,9 @@
 /// envelope (steps 3-4 of ``FlutterPitchTracker``), kept with its level in rings long enough for
 /// one span, with running sums from which ``PeriodSearch`` reads any segment's sums.
 ///
-/// The tracker keeps two: the pre-emphasised energy's, which it searches first, and the plain
+/// The tracker keeps two: the whitened energy's, which it searches first, and the plain
 /// energy's, whose level is the sound's level and which it searches when the first hears no
-/// flutter (see ``FlutterPitchTracker/Configuration/preEmphasis``).
+/// flutter (see ``FlutterPitchTracker/Configuration/whiteningTime``).
 ///
 /// Processing allocates nothing; ``process(_:count:)`` takes blocks of up to `maximumBlock`.
 struct EnvelopeView {

@@ -6,7 +6,8 @@
 /// 1-2. ``AudioEnergyFrontEnd``: average to an analysis rate of at least 14 kHz, subtract a
 ///    centred moving average (first null 100 Hz; the study's 250), square, average blocks to ~980 Hz ("audio
 ///    energy"; one energy sample per 45 input samples at 44.1 kHz); beside it the energy of the
-///    audio pre-emphasised by a first difference (not the study's).
+///    audio whitened by ``WhiteningPredictor``, its second-order linear prediction error (not the
+///    study's).
 /// 3. Each energy makes an ``EnvelopeView``: ``GaussianSmoother``, σ = 0.2 × the shortest period
 ///    (5 ms for 40 Hz); the moving average of this energy over one longest period is its level
 ///    (the plain energy's is the sound's level).
@@ -17,12 +18,14 @@
 ///    periodicity.
 /// 5. ``PeriodSearch``: normalised autocorrelation over a 0.25 s span every 10 ms, narrowed around
 ///    the previous period, sub-sample peak by parabolic interpolation, accepted above 0.6 when
-///    the correlation near twice the period reaches 0.5. The pre-emphasised view is searched
-///    first (once a track is heard, the view that heard it last); when it gives nothing, the other
-///    is searched too, every 40 ms: the whole band without a track, only near the track's period
-///    with one (a track never jumps to another period through the other view). A breath's noise
-///    beats by itself less once pre-emphasised, but a device whose sound is all below a few
-///    hundred hertz, under brighter noise, is heard only in the plain view.
+///    the correlation near twice the period reaches 0.5. The whitened view is searched first
+///    (once a track is heard, the view that heard it last); when it gives nothing, the other is
+///    searched too, every 40 ms: the whole band without a track, only near the track's period
+///    with one (a track never jumps to another period through the other view). A track the other
+///    view finds starts only where the first view correlates at least `continuationAcceptance`
+///    (0.4) at its period too: speech and a breath's own beating correlate by chance in one view
+///    at a time. A breath's noise beats by itself less once whitened, but a device whose sound is
+///    all below a few hundred hertz, under brighter noise, is heard only in the plain view.
 /// 6. ``PeriodEvidence``: every 40 ms the span's correlation at every lag joins an average with a
 ///    0.15 s memory; a period whose average exceeds 0.45 starts a track, and one above 0.4
 ///    continues it where a single span falls short. The breath's own fluctuation correlates by
@@ -47,17 +50,17 @@ public struct FlutterPitchTracker {
         /// First null of the moving average removed by the high-pass, in Hz (default 100; the
         /// study's 250 with ``Method/study``). Breath through a device is loudest below 500 Hz.
         public var highPassCutoff: Double = 100
-        /// Coefficient `a` of the pre-emphasis `w[n] = y[n] - a·y[n-1]` applied to the high-passed
-        /// audio before the envelope is taken (default 1, a first difference: +6 dB per octave; 0,
-        /// none, with ``Method/study``). See ``AudioEnergyFrontEnd``: a breath's noise is loudest
-        /// below 500 Hz, and the envelope of so narrow a noise beats by itself at flutter rates. On
-        /// the real-breath flutter frames of the first 24 random tuning sessions (a Python model
-        /// of the envelope), the correlation at the true period rose from a median of 0.58 to 0.77
-        /// with it, and the period's median error from 2.2 % to 1.2 %. The sound's level is still
-        /// read from the audio without it, and the plain envelope is searched as well where the
-        /// pre-emphasised one hears no flutter: a dark flutter under brighter noise (music, a fan,
-        /// a codec's or a converter's noise) is heard only there.
-        public var preEmphasis: Double = 1
+        /// Memory of the ``WhiteningPredictor`` that whitens the high-passed audio of the view
+        /// searched first, in seconds (default 0.1; 0 turns that view off, as with
+        /// ``Method/study``). See ``AudioEnergyFrontEnd``: a breath's noise is loudest below
+        /// 500 Hz, and the envelope of so narrow a noise beats by itself at flutter rates. On the
+        /// real-breath flutter frames of the first 24 random tuning sessions (a Python model of
+        /// the envelope), the period's median error was 2.2 % without whitening, 1.15 % after a
+        /// first difference and 0.97 % after this predictor (order 6: 1.15 %). The sound's level
+        /// is still read from the plain audio, and the plain envelope is searched as well where
+        /// the whitened one hears no flutter: a dark flutter under brighter noise (music, a fan, a
+        /// codec's or a converter's noise) is heard only there.
+        public var whiteningTime: Double = 0.1
         /// Target rate of the audio-energy signal, in Hz (default 980: blocks of 45 at 44.1 kHz).
         public var energyRate: Double = 980
         /// Lowest rate the audio is averaged down to before the high-pass, in Hz (default 14000).
@@ -148,7 +151,7 @@ public struct FlutterPitchTracker {
             self.method = method
             if method == .study {
                 highPassCutoff = 250
-                preEmphasis = 0
+                whiteningTime = 0
                 envelope = .energy
                 secondPeakMinimum = 0.3
                 octaveShare = 0.8
@@ -170,7 +173,7 @@ public struct FlutterPitchTracker {
             try require(lowerFrequency >= 1, "lowerFrequency", lowerFrequency, "at least 1 Hz")
             try require(upperFrequency >= lowerFrequency * 1.2, "upperFrequency", upperFrequency, "at least 1.2 × lowerFrequency (\(lowerFrequency * 1.2) Hz)")
             try require(upperFrequency <= 200, "upperFrequency", upperFrequency, "at most 200 Hz")
-            try require(preEmphasis >= 0 && preEmphasis <= 1, "preEmphasis", preEmphasis, "between 0 and 1")
+            try require(whiteningTime == 0 || (whiteningTime >= 0.01 && whiteningTime <= 2), "whiteningTime", whiteningTime, "0 (off) or between 0.01 and 2 s")
             try require(energyRate >= upperFrequency * 10, "energyRate", energyRate, "at least 10 × upperFrequency")
             try require(analysisRate >= 2000 && analysisRate <= 48000, "analysisRate", analysisRate, "between 2000 and 48000 Hz")
             try require(energyRate <= min(sampleRate, analysisRate) / 2, "energyRate", energyRate, "at most half of min(sampleRate, analysisRate)")
@@ -231,8 +234,8 @@ public struct FlutterPitchTracker {
         /// Mean square of the high-passed audio over the longest flutter period around `time`.
         public var energy: Double
         /// Depth of the envelope's modulation: the detrended energy's standard deviation over
-        /// its level, whichever ``Envelope`` is read (of the pre-emphasised energy, see
-        /// ``Configuration/preEmphasis``).
+        /// its level, whichever ``Envelope`` is read (of the whitened energy, see
+        /// ``Configuration/whiteningTime``).
         public var modulation: Double
     }
 
@@ -248,19 +251,19 @@ public struct FlutterPitchTracker {
     public let latency: Double
 
     private var frontEnd: AudioEnergyFrontEnd
-    /// The pre-emphasised energy of a slice, then the envelope made of it.
+    /// The whitened energy of a slice, then the envelope made of it.
     private var energies: [Float]
     /// The plain energy of a slice, then the envelope made of it.
     private var plainEnergies: [Float]
     private static let sliceLength = 4096
     /// The plain energy's view, whose level is the sound's level.
     private var plain: EnvelopeView
-    /// The pre-emphasised energy's view, searched first when there is pre-emphasis.
-    private var emphasised: EnvelopeView
-    /// Whether there is pre-emphasis, so that the two views differ.
+    /// The whitened energy's view, searched first when there is one.
+    private var whitened: EnvelopeView
+    /// Whether there is a whitened view.
     private let searchesBoth: Bool
     /// Whether the track was last heard in the plain view, which is then searched first (without
-    /// a track, the pre-emphasised view is, when there is one).
+    /// a track, the whitened view is, when there is one).
     private var trackOnPlain = false
     private var search: PeriodSearch
     private var evidence: PeriodEvidence
@@ -294,7 +297,7 @@ public struct FlutterPitchTracker {
         let fs = configuration.sampleRate
         frontEnd = AudioEnergyFrontEnd(
             sampleRate: fs, highPassCutoff: configuration.highPassCutoff, energyRate: configuration.energyRate,
-            analysisRate: configuration.analysisRate, preEmphasis: configuration.preEmphasis)
+            analysisRate: configuration.analysisRate, whiteningTime: configuration.whiteningTime)
         blockLength = frontEnd.blockLength
         let maximumBlock = frontEnd.capacity(for: Self.sliceLength)
         energies = [Float](repeating: 0, count: maximumBlock)
@@ -318,8 +321,8 @@ public struct FlutterPitchTracker {
                 maximumBlock: maximumBlock)
         }
         plain = view()
-        emphasised = view()
-        searchesBoth = configuration.preEmphasis > 0
+        whitened = view()
+        searchesBoth = configuration.whiteningTime > 0
         let minimumOverlap = Int((fe / configuration.upperFrequency).rounded(.up)) * 2
         search = PeriodSearch(
             spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth,
@@ -343,7 +346,7 @@ public struct FlutterPitchTracker {
     public mutating func reset() {
         frontEnd.reset()
         plain.reset()
-        emphasised.reset()
+        whitened.reset()
         evidence.reset()
         periods.reset()
         studyPeriods.reset()
@@ -387,19 +390,19 @@ public struct FlutterPitchTracker {
     /// Turns a slice of audio into the views' detrended envelopes and levels; returns how many
     /// energy samples it made.
     private mutating func envelope(of slice: UnsafeBufferPointer<Float>) -> Int {
-        var emphasisedBuffer: [Float] = [], plainBuffer: [Float] = []
-        swap(&emphasisedBuffer, &energies)
+        var whitenedBuffer: [Float] = [], plainBuffer: [Float] = []
+        swap(&whitenedBuffer, &energies)
         swap(&plainBuffer, &plainEnergies)
         defer {
-            swap(&emphasisedBuffer, &energies)
+            swap(&whitenedBuffer, &energies)
             swap(&plainBuffer, &plainEnergies)
         }
-        return emphasisedBuffer.withUnsafeMutableBufferPointer { emphasisedEnergies -> Int in
+        return whitenedBuffer.withUnsafeMutableBufferPointer { whitenedEnergies -> Int in
             plainBuffer.withUnsafeMutableBufferPointer { plainEnergies -> Int in
-                guard let energy = emphasisedEnergies.baseAddress, let plainEnergy = plainEnergies.baseAddress else { return 0 }
-                let count = frontEnd.process(slice, into: plainEnergy, emphasised: energy)
+                guard let energy = whitenedEnergies.baseAddress, let plainEnergy = plainEnergies.baseAddress else { return 0 }
+                let count = frontEnd.process(slice, into: plainEnergy, whitened: energy)
                 plain.process(plainEnergy, count: count)
-                if searchesBoth { emphasised.process(energy, count: count) }
+                if searchesBoth { whitened.process(energy, count: count) }
                 return count
             }
         }
@@ -413,7 +416,7 @@ public struct FlutterPitchTracker {
         energyCount += count
         plainEnergies.withUnsafeBufferPointer { plain.append($0.baseAddress!, from: offset, count: count, at: first) }
         guard searchesBoth else { return }
-        energies.withUnsafeBufferPointer { emphasised.append($0.baseAddress!, from: offset, count: count, at: first) }
+        energies.withUnsafeBufferPointer { whitened.append($0.baseAddress!, from: offset, count: count, at: first) }
     }
 
     /// Processes a chunk of mono samples, calling `onFrame` for every frame it completes.
@@ -491,7 +494,8 @@ public struct FlutterPitchTracker {
         var candidate = decide(heard.found, proposal: heard.proposal, faded: faded)
         if candidate == nil, searchesBoth, checkFractions {
             let second = hear(onPlain: !onPlain, newest: newest, checkFractions: checkFractions, updatesEvidence: false, onlyNear: true)
-            if let found = decide(second.found, proposal: nil, faded: faded) {
+            if let found = decide(second.found, proposal: nil, faded: faded),
+                previousPeriod != nil || correlation(onPlain: onPlain, newest: newest, at: found.period.period) >= configuration.continuationAcceptance {
                 candidate = found
                 heard = second
                 onPlain.toggle()
@@ -512,7 +516,7 @@ public struct FlutterPitchTracker {
     }
 
     /// ``listen(to:newest:spanLength:previous:checkFractions:updatesEvidence:configuration:search:evidence:)``
-    /// on the plain view or the pre-emphasised one.
+    /// on the plain view or the whitened one.
     private mutating func hear(onPlain: Bool, newest: Int, checkFractions: Bool, updatesEvidence: Bool, onlyNear: Bool) -> Hearing {
         onPlain
             ? Self.listen(
@@ -520,9 +524,18 @@ public struct FlutterPitchTracker {
                 updatesEvidence: updatesEvidence, onlyNear: onlyNear, configuration: configuration, search: &search,
                 evidence: &evidence)
             : Self.listen(
-                to: emphasised, newest: newest, spanLength: spanLength, previous: previousPeriod, checkFractions: checkFractions,
+                to: whitened, newest: newest, spanLength: spanLength, previous: previousPeriod, checkFractions: checkFractions,
                 updatesEvidence: updatesEvidence, onlyNear: onlyNear, configuration: configuration, search: &search,
                 evidence: &evidence)
+    }
+
+    /// The correlation of the plain or the whitened view's span ending at `newest` at the lag
+    /// nearest `period`.
+    private func correlation(onPlain: Bool, newest: Int, at period: Double) -> Double {
+        let lag = Int(period.rounded())
+        var value = -1.0
+        (onPlain ? plain : whitened).withSpan(endingAt: newest, length: spanLength) { value = search.correlation(of: $0, at: lag) }
+        return value
     }
 
     /// What a view's span holds: the period found, the evidence's proposal (see
@@ -596,7 +609,7 @@ extension FlutterPitchTracker.Configuration: Codable {
             upperFrequency: try c.decodeIfPresent(Double.self, forKey: .upperFrequency) ?? standard.upperFrequency,
             method: try c.decodeIfPresent(FlutterPitchTracker.Method.self, forKey: .method) ?? standard.method)
         try c.update(&highPassCutoff, from: .highPassCutoff)
-        try c.update(&preEmphasis, from: .preEmphasis)
+        try c.update(&whiteningTime, from: .whiteningTime)
         try c.update(&energyRate, from: .energyRate)
         try c.update(&analysisRate, from: .analysisRate)
         try c.update(&smoothingFraction, from: .smoothingFraction)

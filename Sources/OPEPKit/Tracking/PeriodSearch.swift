@@ -186,6 +186,15 @@ struct PeriodSearch {
     /// Pearson correlation of the span with itself shifted by `lag`, memoised per search.
     private mutating func score(_ span: Span, _ lag: Int) -> Double {
         if scores[lag] > -2 { return scores[lag] }
+        let value = correlation(of: span, at: lag)
+        scores[lag] = value
+        scored.append(lag)
+        return value
+    }
+
+    /// Pearson correlation of any span with itself shifted by `lag` (-1 when too short or
+    /// constant), not memoised.
+    func correlation(of span: Span, at lag: Int) -> Double {
         let n = spanLength - lag
         var value = -1.0
         if n >= 4 {
@@ -196,8 +205,6 @@ struct PeriodSearch {
                 product: Double(LaggedCorrelation.dot(span.samples, lag: lag, count: n)),
                 sumA: sumA, squaresA: squaresA, sumB: sumAll - sumLag, squaresB: squaresAll - squaresLag, count: n) ?? -1
         }
-        scores[lag] = value
-        scored.append(lag)
         return value
     }
 }
