@@ -5,10 +5,12 @@ import XCTest
 /// The period search against a plain reference: Pearson correlation in `Double` at every lag of
 /// the band, its local maxima refined by a parabola, the shortest peak within the tracker's
 /// octave share (60 %) of the best,
-/// with the best correlation within a lag of twice the period when that fits.
+/// with the correlation at twice the period when that fits: at the nearest lag when it reaches the
+/// tracker's second-peak minimum, else the best within a lag of it.
 final class PeriodSearchTests: XCTestCase {
     private let spanLength = 245, lags = 24...103, minimumOverlap = 50
     private let octaveShare = FlutterPitchTracker.Configuration(sampleRate: 44100).octaveShare
+    private let secondPeakMinimum = FlutterPitchTracker.Configuration(sampleRate: 44100).secondPeakMinimum
 
     private func reference(_ x: [Double]) -> PeriodCandidate? {
         let r = { (lag: Int) in TestSignals.pearson(x, lag: lag) }
@@ -25,7 +27,7 @@ final class PeriodSearchTests: XCTestCase {
             var found = peaks.first(where: { $0.correlation >= octaveShare * best }) else { return nil }
         let double = Int((2 * found.period).rounded())
         guard double + 1 <= spanLength - minimumOverlap else { return found }
-        found.secondPeak = [double - 1, double, double + 1].map(r).max()
+        found.secondPeak = r(double) >= secondPeakMinimum ? r(double) : [double - 1, double, double + 1].map(r).max()
         return found
     }
 
@@ -36,7 +38,8 @@ final class PeriodSearchTests: XCTestCase {
 
     private func search(_ x: [Double]) -> PeriodCandidate? {
         var search = PeriodSearch(
-            spanLength: spanLength, lagRange: lags, searchWidth: 0.15, octaveShare: octaveShare, minimumOverlap: minimumOverlap)
+            spanLength: spanLength, lagRange: lags, searchWidth: 0.15, octaveShare: octaveShare, minimumOverlap: minimumOverlap,
+            secondPeakMinimum: secondPeakMinimum)
         let samples = x.map(Float.init)
         var total = 0.0, totalSquares = 0.0
         var sums = [Double](repeating: 0, count: 512), squares = sums

@@ -326,7 +326,8 @@ public struct FlutterPitchTracker {
         let minimumOverlap = Int((fe / configuration.upperFrequency).rounded(.up)) * 2
         search = PeriodSearch(
             spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth,
-            octaveShare: configuration.octaveShare, minimumOverlap: minimumOverlap)
+            octaveShare: configuration.octaveShare, minimumOverlap: minimumOverlap,
+            secondPeakMinimum: configuration.secondPeakMinimum)
         evidence = PeriodEvidence(
             periods: max(2, shortest)...longest, spanLength: spanLength,
             step: Int(fe / Self.evidenceRate), interval: Double(acquisitionFrames) * frameInterval,

@@ -5,8 +5,9 @@ struct PeriodCandidate: Equatable {
     var period: Double
     /// Normalised autocorrelation at that period, in -1...1.
     var correlation: Double
-    /// The highest correlation within a lag of twice the period, when that lag fits in the span
-    /// with enough overlap; nil when it does not fit (or was not looked at).
+    /// The correlation at the lag nearest twice the period when it reaches the search's
+    /// `secondPeakMinimum`, otherwise the highest within a lag of it, when that lag fits in the
+    /// span with enough overlap; nil when it does not fit (or was not looked at).
     var secondPeak: Double? = nil
 }
 
@@ -27,8 +28,10 @@ struct PeriodCandidate: Equatable {
 ///
 /// A periodic envelope also correlates at twice its period; a chance peak in noise rarely does.
 /// So when twice the period still fits in the span with `minimumOverlap` samples to spare, the
-/// candidate carries the highest correlation within a lag of it (``PeriodCandidate/secondPeak``)
-/// for the tracker to judge.
+/// candidate carries the correlation there (``PeriodCandidate/secondPeak``) for the tracker to
+/// judge against `secondPeakMinimum`: the one at the nearest lag when it is enough, the highest
+/// within a lag of it when not (the neighbours cost two more correlations, so they are computed
+/// only when they can change the verdict).
 struct PeriodSearch {
     /// Where a span lies in the tracker's rings; valid only while the rings are borrowed.
     struct Span {
@@ -52,6 +55,8 @@ struct PeriodSearch {
     let octaveShare: Double
     /// Fewest samples compared at twice the period for that check to be made.
     let minimumOverlap: Int
+    /// The correlation near twice the period that lets a period stand.
+    let secondPeakMinimum: Double
     /// Samples in the span.
     let spanLength: Int
 
@@ -62,12 +67,13 @@ struct PeriodSearch {
 
     init(
         spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double,
-        minimumOverlap: Int
+        minimumOverlap: Int, secondPeakMinimum: Double
     ) {
         self.lagRange = lagRange
         self.searchWidth = searchWidth
         self.octaveShare = octaveShare
         self.minimumOverlap = minimumOverlap
+        self.secondPeakMinimum = secondPeakMinimum
         self.spanLength = spanLength
         scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
         scored = []
@@ -94,7 +100,8 @@ struct PeriodSearch {
         guard var found = bandSearch(span, near: previous, checkFractions: checkFractions, onlyNear: onlyNear) else { return nil }
         let double = Int((2 * found.period).rounded())
         guard double + 1 <= spanLength - minimumOverlap else { return found }
-        found.secondPeak = max(score(span, double - 1), score(span, double), score(span, double + 1))
+        let nearest = score(span, double)
+        found.secondPeak = nearest >= secondPeakMinimum ? nearest : max(nearest, score(span, double - 1), score(span, double + 1))
         return found
     }
 
