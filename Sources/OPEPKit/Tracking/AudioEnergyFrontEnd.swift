@@ -45,7 +45,7 @@ struct AudioEnergyFrontEnd {
     /// Delay from input to energy, in input samples, of the grouping and the high-pass.
     let delay: Double
     /// Whether the whitened energy is made (otherwise it is the plain energy).
-    let whitens: Bool
+    var whitens: Bool { predictor != nil }
 
     private static let scale: Float = 8_388_608
     /// 1.5 × 2⁵²: adding it to a Double below 2⁵¹ in magnitude leaves the rounded integer in the
@@ -62,7 +62,8 @@ struct AudioEnergyFrontEnd {
     private var squares: [Float]
     /// A batch's products `y[n]·y[n-1]`, then `y[n]·y[n-2]`.
     private var lags: [Float]
-    private var predictor: WhiteningPredictor
+    /// The whitening filter's predictor; nil without whitening.
+    private var predictor: WhiteningPredictor?
     /// The last `averageLength` fixed-point samples filtered, then the samples waiting to be.
     private var line: [Int32]
     /// Analysis samples in `line` after the history, not yet filtered.
@@ -89,10 +90,9 @@ struct AudioEnergyFrontEnd {
         means = [Float](repeating: 0, count: batchGroups)
         highPassed = [Float](repeating: 0, count: batch + 2)
         squares = [Float](repeating: 0, count: batch)
-        whitens = whiteningTime > 0
-        lags = [Float](repeating: 0, count: whitens ? 2 * batch : 0)
-        predictor = WhiteningPredictor(
-            blockDuration: Double(analysisBlockLength) / rate, memoryTime: whitens ? whiteningTime : 1)
+        predictor = whiteningTime > 0
+            ? WhiteningPredictor(blockDuration: Double(analysisBlockLength) / rate, memoryTime: whiteningTime) : nil
+        lags = [Float](repeating: 0, count: whiteningTime > 0 ? 2 * batch : 0)
         line = [Int32](repeating: 0, count: averageLength + batch)
         group = [Float](repeating: 0, count: groupLength)
         inverseGroup = 1 / Float(groupLength)
@@ -105,7 +105,7 @@ struct AudioEnergyFrontEnd {
         waiting = 0
         grouped = 0
         sum = 0
-        predictor.reset()
+        predictor?.reset()
         highPassed[0] = 0
         highPassed[1] = 0
     }
@@ -221,7 +221,7 @@ struct AudioEnergyFrontEnd {
     ) -> Int {
         let block = analysisBlockLength, blocks = waiting / block, count = blocks * block
         guard blocks > 0 else { return 0 }
-        let length = averageLength, lag = averageLength / 2, whitens = whitens, batch = batchGroups &+ block
+        let length = averageLength, lag = averageLength / 2, batch = batchGroups &+ block
         let inverseScale = 1 / Self.scale, inverseLength = inverseAverage, inverseB = inverseBlock
         var s = sum, predictor = predictor
         line.withUnsafeMutableBufferPointer { buffer in
@@ -237,7 +237,7 @@ struct AudioEnergyFrontEnd {
                         let centre = line + (length &- lag)
                         for i in 0..<count { y[i] = Float(centre[i]) * inverseScale - y[i] * inverseLength }
                         for i in 0..<count { squares[i] = y[i] * y[i] }
-                        guard whitens, let lag1 = lags.baseAddress else {
+                        guard var whitening = predictor, let lag1 = lags.baseAddress else {
                             for b in 0..<blocks {
                                 output[b] = Self.blockSum(squares + b &* block, count: block) * inverseB
                                 whitenedOutput[b] = output[b]
@@ -255,9 +255,10 @@ struct AudioEnergyFrontEnd {
                                 before: (y[f &- 1] * y[f &- 1], y[f &- 2] * y[f &- 2], y[f &- 1] * y[f &- 2]),
                                 last: (squares[l], y[l &- 1] * y[l &- 1], lag1[l]))
                             output[b] = sums.energy * inverseB
-                            whitenedOutput[b] = predictor.errorEnergy(sums) * inverseB
-                            predictor.update(sums)
+                            whitenedOutput[b] = whitening.errorEnergy(sums) * inverseB
+                            whitening.update(sums)
                         }
+                        predictor = whitening
                     }
                     history[0] = history[count]
                     history[1] = history[count &+ 1]

@@ -322,7 +322,7 @@ public struct FlutterPitchTracker {
         }
         plain = view()
         whitened = view()
-        searchesBoth = configuration.whiteningTime > 0
+        searchesBoth = frontEnd.whitens
         let minimumOverlap = Int((fe / configuration.upperFrequency).rounded(.up)) * 2
         search = PeriodSearch(
             spanLength: spanLength, lagRange: max(2, shortest)...longest, searchWidth: configuration.searchWidth,
