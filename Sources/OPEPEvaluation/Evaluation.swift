@@ -112,7 +112,7 @@ public enum Evaluator {
         var configuration = SessionAnalyzer.Configuration(
             sampleRate: evaluationCase.simulation.sampleRate, device: evaluationCase.simulation.device)
         configure(&configuration)
-        var analyzer = try SessionAnalyzer(configuration: configuration)
+        var run = try AnalysisRun(configuration: configuration)
         var score = FrameScore(truth: truth, settling: targets.settling, window: targets.realisedWindow)
         var buffer: [Float] = []
         buffer.reserveCapacity(chunkLength)
@@ -129,29 +129,33 @@ public enum Evaluator {
                 path: (directory as NSString).appendingPathComponent(evaluationCase.name + ".wav"),
                 sampleRate: Int(evaluationCase.simulation.sampleRate.rounded()), encoding: .float32)
         }
+        var coded: [Float]?
         if let codec = evaluationCase.simulation.variation?.chain.codec {
             var audio: [Float] = []
             audio.reserveCapacity(simulator.totalFrames)
             while simulator.render(into: &buffer, maxFrames: chunkLength) > 0 {
                 audio.append(contentsOf: buffer)
             }
-            audio = try CodecRoundTrip.process(audio, codec: codec, sampleRate: evaluationCase.simulation.sampleRate)
-            for start in stride(from: 0, to: audio.count, by: chunkLength) {
-                let chunk = Array(audio[start..<min(start + chunkLength, audio.count)])
-                try writer?.write(chunk)
-                analyzer.process(chunk, onOutput: collect)
-            }
-        } else {
-            while simulator.render(into: &buffer, maxFrames: chunkLength) > 0 {
-                try writer?.write(buffer)
-                analyzer.process(buffer, onOutput: collect)
-            }
+            coded = try CodecRoundTrip.process(audio, codec: codec, sampleRate: evaluationCase.simulation.sampleRate)
         }
+        var codedRead = 0
+        let report = try run.run(reading: { chunk in
+            let count: Int
+            if let coded {
+                count = min(chunkLength, coded.count - codedRead)
+                chunk.removeAll(keepingCapacity: true)
+                chunk.append(contentsOf: coded[codedRead..<codedRead + count])
+                codedRead += count
+            } else {
+                count = simulator.render(into: &chunk, maxFrames: chunkLength)
+            }
+            if count > 0 { try writer?.write(chunk) }
+            return count
+        }, onOutput: collect)
         try writer?.finish()
         if let directory {
             try writeTruth(truth, realised: score.realised, window: targets.realisedWindow, to: (directory as NSString).appendingPathComponent(evaluationCase.name + ".truth.csv"))
         }
-        let report = analyzer.finish(onOutput: collect)
         let matching = match(found: report.breaths, truth: truth.breaths)
         var result = EvaluationResult(
             name: evaluationCase.name, sampleRate: evaluationCase.simulation.sampleRate,

@@ -87,9 +87,17 @@ public struct SessionAnalysis: Codable, Sendable {
         self.events = events
     }
 
+    /// The document of a finished run: its settings, `report` and the events it handed out.
+    public init(run: AnalysisRun, report: SessionReport, file: String, format: String, warnings: [String], recordedAt: String? = nil) {
+        let settings = Settings(
+            file: file, format: format, configuration: run.configuration, frameIntervalS: run.frameInterval,
+            latencyS: run.latency, warnings: warnings, recordedAt: recordedAt)
+        self.init(settings: settings, summary: report.summary, breaths: report.breaths, sets: report.sets, events: run.events)
+    }
+
     /// Decodes tolerantly: a document without a version is version 0, one without breaths, sets or
-    /// events has none, events of types this release does not know are skipped, and keys it does
-    /// not know are ignored.
+    /// events has none, events of types this release does not know are skipped, breath events
+    /// without `breath_in_set` are numbered in their sets, and keys it does not know are ignored.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schemaVersion = try c.decodeIfPresent(Int.self, forKey: .schemaVersion) ?? 0
@@ -97,7 +105,23 @@ public struct SessionAnalysis: Codable, Sendable {
         summary = try c.decode(SessionSummary.self, forKey: .summary)
         breaths = try c.decodeIfPresent([Breath].self, forKey: .breaths) ?? []
         sets = try c.decodeIfPresent([TherapySet].self, forKey: .sets) ?? []
-        events = (try c.decodeIfPresent([EventEntry].self, forKey: .events) ?? []).compactMap(\.event)
+        events = Self.numberingBreathsInSets((try c.decodeIfPresent([EventEntry].self, forKey: .events) ?? []).compactMap(\.event))
+    }
+
+    /// `events` with every breath event's number in its set, where it was written before
+    /// `breath_in_set` existed: the breath's number counted from the first breath of its set.
+    static func numberingBreathsInSets(_ events: [SessionEvent]) -> [SessionEvent] {
+        var firstBreath: [Int: Int] = [:]
+        for event in events {
+            if let breath = event.breath, let set = event.set { firstBreath[set] = min(firstBreath[set] ?? breath, breath) }
+        }
+        return events.map { event in
+            var event = event
+            if event.breathInSet == nil, let breath = event.breath, let first = event.set.flatMap({ firstBreath[$0] }) {
+                event.breathInSet = breath - first + 1
+            }
+            return event
+        }
     }
 
     /// An event of a type this release knows, decoded strictly; nil for a type added by a later

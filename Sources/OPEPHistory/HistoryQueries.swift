@@ -214,7 +214,8 @@ extension HistoryStore {
     }
 
     static func events(_ db: Database, _ id: Int64) throws -> [SessionEvent] {
-        try Stored<SessionEvent>.fetchAll(db, sql: "SELECT * FROM events WHERE session_id = ? ORDER BY seq", arguments: [id]).map(\.value)
+        SessionAnalysis.numberingBreathsInSets(
+            try Stored<SessionEvent>.fetchAll(db, sql: "SELECT * FROM events WHERE session_id = ? ORDER BY seq", arguments: [id]).map(\.value))
     }
 
     static func frames(_ db: Database, _ id: Int64) throws -> [StoredFrame] {

@@ -248,6 +248,11 @@ public final class HistoryStore: Sendable {
                 try db.execute(sql: "UPDATE sessions SET import_key = ? WHERE id = ?", arguments: [key, id])
             }
         }
+        // Breath events carry their number in their set; rows written before read it from their
+        // breath and set numbers (``SessionAnalysis/numberingBreathsInSets(_:)``).
+        migrator.registerMigration("v4-event-breath-in-set") { db in
+            try db.alter(table: "events") { t in t.add(column: "breath_in_set", .integer) }
+        }
         return migrator
     }
 

@@ -95,6 +95,9 @@ extension SessionAnalysis {
             try check("\(name).duration_s", event.duration)
             if let breath = event.breath { try check("\(name).breath", Double(breath), breath >= 1, "at least 1") }
             if let set = event.set { try check("\(name).set", Double(set), set >= 1, "at least 1") }
+            if let number = event.breathInSet {
+                try check("\(name).breath_in_set", Double(number), number >= 1, "at least 1")
+            }
         }
     }
 

@@ -158,10 +158,12 @@ extension HistoryStore {
             try frameStatement.execute(arguments: [id, frame.time, frame.pitch, frame.pressure, frame.exhaling, frame.confidence, frame.levelDB])
         }
         let eventStatement = try db.cachedStatement(sql: """
-            INSERT INTO events (session_id, seq, type, time_s, duration_s, breath, "set") VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO events (session_id, seq, type, time_s, duration_s, breath, "set", breath_in_set) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for (offset, event) in events.enumerated() {
-            try eventStatement.execute(arguments: [id, firstEvent + offset, event.kind.rawValue, event.time, event.duration, event.breath, event.set])
+            try eventStatement.execute(arguments: [
+                id, firstEvent + offset, event.kind.rawValue, event.time, event.duration, event.breath, event.set, event.breathInSet,
+            ])
         }
         for breath in breaths {
             try db.execute(

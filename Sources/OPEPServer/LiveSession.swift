@@ -49,7 +49,7 @@ public struct LiveSession {
     private var logger: Logger
     private let gate: SessionGate
 
-    private var analyzer: SessionAnalyzer?
+    private var run: AnalysisRun?
     private var recorder: SessionRecorder?
     private var audio: WAVWriter?
     private var sampleRate = 0.0
@@ -66,9 +66,10 @@ public struct LiveSession {
     private var frameStep = 5
     private var finalFrameIndex = 0
     private var trace: [String] = []
-    private var breathInSet = 0
-    private var breathsEndedInSet = 0
+    /// The newest ended breath's number, in the session and in its set (0 once its set ended),
+    /// and the newest ended set's, as the engine's events number them.
     private var breathsEnded = 0
+    private var breathsEndedInSet = 0
     private var setsEnded = 0
     private var reportedNonFinite = false
     private var warnings: [String] = []
@@ -84,7 +85,7 @@ public struct LiveSession {
     public var sessionID: Int64? { recorder?.id }
 
     /// Whether `start` was accepted.
-    public var isStarted: Bool { analyzer != nil }
+    public var isStarted: Bool { run != nil }
 
     /// The messages to send now, emptying the outbox.
     public mutating func takeOutbox() -> [String] {
@@ -122,7 +123,7 @@ public struct LiveSession {
     /// A binary message: a little-endian UInt32 sequence number, then little-endian Float32 samples.
     public mutating func receive(binary bytes: UnsafeRawBufferPointer, now: ContinuousClock.Instant = .now) {
         guard !isEnded else { return }
-        guard analyzer != nil else { return refuse("audio before start") }
+        guard run != nil else { return refuse("audio before start") }
         guard bytes.count >= 4 else { return refuse("a binary message needs a 4-byte sequence number; this one has \(bytes.count) bytes") }
         guard bytes.count % 4 == 0 else { return refuse("a binary message must be a multiple of 4 bytes; this one has \(bytes.count)") }
         let count = bytes.count / 4 - 1
@@ -165,7 +166,7 @@ public struct LiveSession {
 
         var collected = outputs
         collected.removeAll(keepingCapacity: true)
-        analyzer!.process(samples) { collected.append($0) }
+        run!.process(samples) { collected.append($0) }
         handle(collected, sequence: sequence)
         outputs = collected
         sendTrace()
@@ -174,9 +175,9 @@ public struct LiveSession {
             lastStatus = now
             sendStatus()
         }
-        if let recorder, let analyzer {
+        if let recorder, let run {
             do {
-                try recorder.flushIfDue(report: analyzer.report)
+                try recorder.flushIfDue(report: run.report)
             } catch {
                 logger.error("cannot save the session", metadata: ["session": "\(recorder.id)", "error": "\(error)"])
                 outbox.append(Self.errorMessage("the session could not be saved just now: \(error)"))
@@ -200,7 +201,7 @@ public struct LiveSession {
     // MARK: Start and end
 
     private mutating func start(_ message: ClientMessage, now: ContinuousClock.Instant) {
-        guard analyzer == nil else { return refuse("a second start: this session is already running") }
+        guard run == nil else { return refuse("a second start: this session is already running") }
         guard let rate = message.sampleRate else { return refuse("start needs sample_rate") }
         guard rate.isFinite, rate >= 8000, rate <= 192_000 else {
             return refuse("sample_rate must be between 8000 and 192000 Hz, not \(rate)")
@@ -213,9 +214,9 @@ public struct LiveSession {
             return refuse("the plan is not usable: \(error)")
         }
         let analyzerConfiguration = SessionAnalyzer.Configuration(sampleRate: rate, device: plan.device, target: plan.target)
-        let analyzer: SessionAnalyzer
+        let run: AnalysisRun
         do {
-            analyzer = try SessionAnalyzer(configuration: analyzerConfiguration)
+            run = try AnalysisRun(configuration: analyzerConfiguration)
         } catch {
             return refuse("the analysis cannot run with this plan and sample rate: \(error)")
         }
@@ -228,8 +229,8 @@ public struct LiveSession {
         let recorder: SessionRecorder
         do {
             recorder = try store.beginSession(
-                plan: plan, source: .browser, configuration: analyzerConfiguration, frameInterval: analyzer.frameInterval,
-                latency: analyzer.latency, input: "live stream, 32-bit float PCM, \(Self.number(rate)) Hz, mono",
+                plan: plan, source: .browser, configuration: analyzerConfiguration, frameInterval: run.frameInterval,
+                latency: run.latency, input: "live stream, 32-bit float PCM, \(Self.number(rate)) Hz, mono",
                 flushInterval: configuration.flushInterval)
         } catch {
             gate.leave()
@@ -237,12 +238,12 @@ public struct LiveSession {
             return refuse("the history cannot save a new session: \(error)")
         }
         logger[metadataKey: "session"] = "\(recorder.id)"
-        self.analyzer = analyzer
+        self.run = run
         self.recorder = recorder
         sampleRate = rate
         maxSamplesPerMessage = Int((rate * configuration.limits.maxAudioSecondsPerMessage).rounded(.up))
         samples.reserveCapacity(maxSamplesPerMessage)
-        frameStep = max(1, Int((0.05 / analyzer.frameInterval).rounded()))
+        frameStep = max(1, Int((0.05 / run.frameInterval).rounded()))
         lastStatus = now
 
         if message.keepAudio == true || configuration.keepAudio {
@@ -250,7 +251,7 @@ public struct LiveSession {
         }
         logger.info("session started", metadata: ["sample_rate": "\(Self.number(rate))", "keep_audio": "\(audio != nil)"])
         outbox.append(Self.encode(StartedMessage(
-            sessionID: recorder.id, sampleRate: rate, frameIntervalS: analyzer.frameInterval, latencyS: analyzer.latency, plan: plan)))
+            sessionID: recorder.id, sampleRate: rate, frameIntervalS: run.frameInterval, latencyS: run.latency, plan: plan)))
     }
 
     private mutating func startAudio(id: Int64, rate: Double) {
@@ -275,14 +276,14 @@ public struct LiveSession {
     private mutating func end(stopped: Bool) {
         isEnded = true
         shouldClose = true
-        guard var analyzer, let recorder else { return }
-        self.analyzer = nil
+        guard var run, let recorder else { return }
+        self.run = nil
         defer { gate.leave() }
         var collected: [SessionOutput] = []
-        let report = analyzer.finish { collected.append($0) }
-        self.analyzer = analyzer
+        let report = run.finish { collected.append($0) }
+        self.run = run
         handle(collected, sequence: expectedSequence &- 1)
-        self.analyzer = nil
+        self.run = nil
         sendTrace()
         if let writer = audio {
             audio = nil
@@ -329,26 +330,23 @@ public struct LiveSession {
 
     private mutating func eventMessage(_ event: SessionEvent) -> EventMessage {
         var message = EventMessage(kind: event.kind.rawValue, timeS: event.time, durationS: event.duration, breath: event.breath, set: event.set)
+        message.breathInSet = event.breathInSet
         switch event.kind {
         case .breathStarted:
-            breathInSet += 1
-            message.breathInSet = breathInSet
+            break
         case .breathEnded:
-            message.breathInSet = breathInSet
-            breathsEnded += 1
-            breathsEndedInSet += 1
-            if let index = event.breath, let breath = analyzer?.report.breaths.first(where: { $0.index == index }) {
+            breathsEnded = event.breath ?? breathsEnded
+            breathsEndedInSet = event.breathInSet ?? breathsEndedInSet
+            if let index = event.breath, let breath = run?.report.breaths.first(where: { $0.index == index }) {
                 message.meanPressureCmH2O = breath.meanPressure
                 message.shareInTarget = breath.shareInTarget
             }
         case .setEnded:
-            setsEnded += 1
-            message.breathInSet = breathInSet
-            if let index = event.set, let set = analyzer?.report.sets.first(where: { $0.index == index }) {
+            setsEnded = event.set ?? setsEnded
+            if let index = event.set, let set = run?.report.sets.first(where: { $0.index == index }) {
                 message.meanPressureCmH2O = set.meanPressure
                 message.shareInTarget = set.shareInTarget
             }
-            breathInSet = 0
             breathsEndedInSet = 0
         case .huffCough:
             break
@@ -375,8 +373,8 @@ public struct LiveSession {
     }
 
     private mutating func sendStatus() {
-        guard let analyzer else { return }
-        let elapsed = analyzer.report.summary.duration
+        guard let run else { return }
+        let elapsed = run.report.summary.duration
         let hearing = newestLive?.pitch != nil
         outbox.append(
             "{\"type\":\"status\",\"breaths\":\(breathsEnded),\"breaths_in_set\":\(breathsEndedInSet),\"sets\":\(setsEnded),"

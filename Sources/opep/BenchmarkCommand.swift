@@ -42,9 +42,9 @@ struct BenchmarkCommand: ParsableCommand {
         }
         var breaths = 0
         let timings = try timed(audio) { samples in
-            var analyzer = try SessionAnalyzer(configuration: configuration)
-            forEachChunk(of: samples) { chunk in analyzer.process(chunk) { _ in } }
-            breaths = analyzer.finish { _ in }.summary.breathCount
+            var run = try AnalysisRun(configuration: configuration)
+            forEachChunk(of: samples) { chunk in run.process(chunk) { _ in } }
+            breaths = run.finish { _ in }.summary.breathCount
         }
         print("\(fixed(duration, 1)) s of \(fixed(sampleRate / 1000, 1)) kHz simulated audio (\(plural(breaths, "breath"))), \(runs) runs, chunks of \(chunk) samples, one core")
         print(Self.line("pitch tracker", trackerTimings, duration))

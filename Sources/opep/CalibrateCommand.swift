@@ -220,24 +220,19 @@ struct CalibrateCommand: ParsableCommand {
         let device = DeviceProfile(name: name, lowerFrequency: band.range.lowerBound, upperFrequency: band.range.upperBound, interceptCmH2O: 0, slopeCmH2OPerHz: 1)
         var configuration = SessionAnalyzer.Configuration(sampleRate: source.sampleRate, device: device)
         if let noiseFloorDb { configuration.detector.noiseFloorDB = noiseFloorDb }
-        var analyzer: SessionAnalyzer
+        var run: AnalysisRun
         do {
-            analyzer = try SessionAnalyzer(configuration: configuration)
+            run = try AnalysisRun(configuration: configuration)
         } catch {
             throw failure("\(recording): \(error)")
         }
         var pitches: [PitchSample] = []
         var envelope: [(time: Double, value: Double)] = []
-        let collect: (SessionOutput) -> Void = { output in
+        let report = try run.run(reading: { try readChunk(source, path: recording, into: &$0) }) { output in
             guard case let .frame(frame) = output else { return }
             envelope.append((frame.time, frame.exhaling ? 1 : 0))
             if frame.exhaling, let pitch = frame.pitch { pitches.append(PitchSample(time: frame.time, pitch: pitch)) }
         }
-        var buffer: [Float] = []
-        while try readChunk(source, path: recording, into: &buffer) > 0 {
-            analyzer.process(buffer, onOutput: collect)
-        }
-        let report = analyzer.finish(onOutput: collect)
         for warning in source.warnings { printError("warning: \(warning)") }
         guard !pitches.isEmpty else { throw failure("\(recording): no flutter was heard, so there is nothing to calibrate") }
         return (pitches, envelope, report.summary.duration)

@@ -44,14 +44,14 @@ struct MonitorCommand: ParsableCommand {
     func run() throws {
         let source = try openSource(path: file, raw: raw.format)
         let configuration = try analysis.configuration(sampleRate: source.sampleRate, raw: raw.format)
-        var analyzer: SessionAnalyzer
+        var run: AnalysisRun
         do {
-            analyzer = try SessionAnalyzer(configuration: configuration)
+            run = try AnalysisRun(configuration: configuration)
         } catch {
             throw failure("\(file): \(error)")
         }
         var gauge = TerminalGauge(target: configuration.target, breathsPerSet: breathsPerSet, color: isatty(STDOUT_FILENO) == 1)
-        let recorder = try noHistory ? nil : beginRecording(configuration, analyzer: analyzer)
+        let recorder = try noHistory ? nil : beginRecording(configuration, analyzer: run.analyzer)
         let interrupt = Interruption()
         let chunk = max(1, Int(source.sampleRate / 10))
         var buffer: [Float] = []
@@ -65,28 +65,25 @@ struct MonitorCommand: ParsableCommand {
                 throw failure(error.description)
             }
             guard count > 0 else { break }
-            analyzer.process(buffer) { output in
+            run.process(buffer) { output in
                 gauge.take(output)
                 recorder?.record(output)
             }
-            try save { try recorder?.flushIfDue(report: analyzer.report) }
+            try save { try recorder?.flushIfDue(report: run.report) }
             played += count
             if realtime {
                 let due = Double(played) / source.sampleRate - Date().timeIntervalSince(start)
                 if due > 0 { Thread.sleep(forTimeInterval: due) }
             }
         }
-        let report = analyzer.finish { output in
+        let report = run.finish { output in
             gauge.take(output)
             recorder?.record(output)
         }
         gauge.end()
         try save { try recorder?.finish(report, status: .complete, warnings: source.warnings) }
         let analysisResult = SessionAnalysis(
-            settings: SessionAnalysis.Settings(
-                file: file, format: source.formatDescription, configuration: configuration,
-                frameIntervalS: analyzer.frameInterval, latencyS: analyzer.latency, warnings: source.warnings),
-            summary: report.summary, breaths: report.breaths, sets: report.sets, events: gauge.events)
+            run: run, report: report, file: file, format: source.formatDescription, warnings: source.warnings)
         print(TextReport.render(analysisResult))
         if let recorder { print("\nSaved as session \(recorder.id) in \(recorder.store.path ?? "the history").") }
     }
@@ -151,11 +148,8 @@ struct TerminalGauge {
     let target: TargetRange
     let breathsPerSet: Int
     let color: Bool
-    private(set) var events: [SessionEvent] = []
-    private var breaths = 0
-    private var breathsInSet = 0
-    private var startedInSet = 0
-    private var exhaling = false
+    /// The number in its set of the newest breath the analysis started (0 before a set's first).
+    private var breathInSet = 0
     private var sets = 1
     private var lastDrawn = -1.0
     private var huffCue = false
@@ -169,25 +163,21 @@ struct TerminalGauge {
     mutating func take(_ output: SessionOutput) {
         switch output {
         case let .live(frame):
-            if frame.exhaling, !exhaling { startedInSet += 1 }
-            exhaling = frame.exhaling
             if frame.time - lastDrawn >= 0.1 {
                 lastDrawn = frame.time
                 draw(frame)
             }
         case let .event(event):
-            events.append(event)
             switch event.kind {
             case .breathStarted:
                 huffCue = false
+                breathInSet = event.breathInSet ?? breathInSet
             case .breathEnded:
-                breaths += 1
-                breathsInSet += 1
-                if breathsInSet >= breathsPerSet { huffCue = true }
+                breathInSet = event.breathInSet ?? breathInSet
+                if breathInSet >= breathsPerSet { huffCue = true }
             case .setEnded:
                 sets += 1
-                breathsInSet = 0
-                startedInSet = exhaling ? 1 : 0
+                breathInSet = 0
                 huffCue = true
             case .huffCough:
                 break
@@ -218,7 +208,7 @@ struct TerminalGauge {
         }
         let pressure = frame.pressure.map { fixed($0, 1).leftPad(5) + " cmH2O" } ?? "    - cmH2O"
         let pitch = frame.pitch.map { fixed($0, 1).leftPad(4) + " Hz" } ?? "   - Hz"
-        var line = "\r\(pressure) [\(String(bar))] \(zone) \(pitch)  breath \(max(breathsInSet, startedInSet))/\(breathsPerSet)  set \(sets)  \(TextReport.clock(frame.time))"
+        var line = "\r\(pressure) [\(String(bar))] \(zone) \(pitch)  breath \(breathInSet)/\(breathsPerSet)  set \(sets)  \(TextReport.clock(frame.time))"
         if huffCue { line += "  " + paint("huff cough now", 1) }
         FileHandle.standardOutput.write(Data((line + "\u{1B}[K").utf8))
     }

@@ -12,36 +12,22 @@ extension SessionAnalysis {
     ) throws -> SessionAnalysis {
         let source = try openSource(path: path, raw: raw)
         let configuration = try options.configuration(sampleRate: source.sampleRate, raw: raw)
-        var analyzer: SessionAnalyzer
+        var run: AnalysisRun
         do {
-            analyzer = try SessionAnalyzer(configuration: configuration)
+            run = try AnalysisRun(configuration: configuration)
         } catch {
             throw failure("\(path): \(error)")
         }
-        var events: [SessionEvent] = []
         var frameError: (any Error)?
-        let collect: (SessionOutput) -> Void = { output in
-            switch output {
-            case let .frame(frame):
-                guard frameError == nil else { return }
-                do { try onFrame(frame) } catch { frameError = error }
-            case let .event(event):
-                events.append(event)
-            case .live:
-                break
-            }
-        }
-        var buffer: [Float] = []
-        while try readChunk(source, path: path, into: &buffer) > 0 {
-            analyzer.process(buffer, onOutput: collect)
+        let report = try run.run(reading: { buffer in
             if let frameError { throw frameError }
-        }
-        let report = analyzer.finish(onOutput: collect)
+            return try readChunk(source, path: path, into: &buffer)
+        }, onOutput: { output in
+            guard case let .frame(frame) = output, frameError == nil else { return }
+            do { try onFrame(frame) } catch { frameError = error }
+        })
         if let frameError { throw frameError }
-        let settings = Settings(
-            file: path, format: source.formatDescription, configuration: configuration,
-            frameIntervalS: analyzer.frameInterval, latencyS: analyzer.latency, warnings: source.warnings)
-        return SessionAnalysis(settings: settings, summary: report.summary, breaths: report.breaths, sets: report.sets, events: events)
+        return SessionAnalysis(run: run, report: report, file: path, format: source.formatDescription, warnings: source.warnings)
     }
 }
 

@@ -79,4 +79,49 @@ final class OlderRowsTests: XCTestCase {
         XCTAssertEqual(exported.settings.configuration, HistoryStoreTests.session.analyzer.configuration)
         XCTAssertNotNil(try store.exportJSON(id))
     }
+
+    /// Breath events written before `breath_in_set` existed, in rows and in documents, are
+    /// numbered in their sets when read.
+    func testBreathEventsFromEarlierReleasesAreNumberedInTheirSets() throws {
+        let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("opep-older-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = (folder as NSString).appendingPathComponent("history.sqlite")
+        let numbered: [(kind: String, breath: Int?, set: Int?, inSet: Int?)] = [
+            ("breath_started", 1, 1, 1), ("breath_ended", 1, 1, 1), ("breath_started", 2, 1, 2), ("breath_ended", 2, 1, 2),
+            ("huff_cough", nil, 1, nil), ("set_ended", nil, 1, nil),
+            ("breath_started", 3, 2, 1), ("breath_ended", 3, 2, 1), ("set_ended", nil, 2, nil),
+        ]
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try HistoryStore.migrator.migrate(queue, upTo: "v3-stable-import-keys")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO sessions (id, started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s)
+                    VALUES (1, 1790000000, 'monitor', 'complete', '{}', '{}', 'test', 0.01, 1.5)
+                    """)
+                for (seq, event) in numbered.enumerated() {
+                    try db.execute(
+                        sql: #"INSERT INTO events (session_id, seq, type, time_s, breath, "set") VALUES (1, ?, ?, ?, ?, ?)"#,
+                        arguments: [seq, event.kind, Double(seq), event.breath, event.set])
+                }
+            }
+        }
+        let store = try HistoryStore(path: path)
+        let events = try XCTUnwrap(try store.session(1)).events
+        XCTAssertEqual(events.map(\.breathInSet), numbered.map(\.inSet))
+        XCTAssertEqual(events.map(\.breath), numbered.map(\.breath))
+
+        let s = HistoryStoreTests.session
+        let document = SessionAnalysis(
+            settings: .init(file: "older.wav", format: "test", configuration: s.analyzer.configuration,
+                            frameIntervalS: s.analyzer.frameInterval, latencyS: s.analyzer.latency, warnings: []),
+            summary: s.report.summary, breaths: s.report.breaths, sets: s.report.sets, events: events)
+        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try reportJSON(document, pretty: false).utf8)) as? [String: Any])
+        let written = try XCTUnwrap(object["events"] as? [[String: Any]])
+        XCTAssertEqual(written.compactMap { $0["breath_in_set"] as? Int }, [1, 1, 2, 2, 1, 1])
+        object["events"] = written.map { $0.filter { $0.key != "breath_in_set" } }
+        let older = try SessionAnalysis(json: try JSONSerialization.data(withJSONObject: object))
+        XCTAssertEqual(older.events, events)
+    }
 }

@@ -18,14 +18,11 @@ struct AnalysedSession {
         var configuration = SimulationConfiguration(sampleRate: 16000, sets: sets, breathsPerSet: breaths, restBetweenSets: 5, seed: seed)
         configuration.pressureRange = 8...24
         var simulator = try SessionSimulator(configuration: configuration)
-        var analyzer = try SessionAnalyzer(configuration: .init(sampleRate: 16000))
+        var run = try AnalysisRun(configuration: .init(sampleRate: 16000))
         var decimator = FrameDecimator(maxPoints: 2000)
-        var buffer: [Float] = []
-        let collect: (SessionOutput) -> Void = { if case let .frame(frame) = $0 { decimator.add(frame) } }
-        while simulator.render(into: &buffer, maxFrames: 4096) > 0 {
-            analyzer.process(buffer, onOutput: collect)
+        let report = run.run(reading: { simulator.render(into: &$0, maxFrames: 4096) }) { output in
+            if case let .frame(frame) = output { decimator.add(frame) }
         }
-        let report = analyzer.finish(onOutput: collect)
         return AnalysedSession(truth: simulator.groundTruth, report: report, trace: decimator.points, frameCount: decimator.frameCount)
     }
 

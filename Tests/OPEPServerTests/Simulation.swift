@@ -14,15 +14,16 @@ func simulatedSession(breaths: Int = 3, sampleRate: Double = 16000, seed: UInt64
 }
 
 /// The analysis of `samples` in 100 ms chunks: every output and the report.
-func analyse(_ samples: [Float], sampleRate: Double = 16000) throws -> (outputs: [SessionOutput], report: SessionReport, analyzer: SessionAnalyzer) {
-    var analyzer = try SessionAnalyzer(configuration: .init(sampleRate: sampleRate))
+func analyse(_ samples: [Float], sampleRate: Double = 16000) throws -> (outputs: [SessionOutput], report: SessionReport, run: AnalysisRun) {
+    var run = try AnalysisRun(configuration: .init(sampleRate: sampleRate))
     var outputs: [SessionOutput] = []
     let chunk = Int(sampleRate / 10)
     var start = 0
-    while start < samples.count {
-        analyzer.process(Array(samples[start..<min(samples.count, start + chunk)])) { outputs.append($0) }
-        start += chunk
-    }
-    let report = analyzer.finish { outputs.append($0) }
-    return (outputs, report, analyzer)
+    let report = run.run(reading: { buffer in
+        let end = min(samples.count, start + chunk)
+        buffer = Array(samples[start..<end])
+        defer { start = end }
+        return end - start
+    }, onOutput: { outputs.append($0) })
+    return (outputs, report, run)
 }

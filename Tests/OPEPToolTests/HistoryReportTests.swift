@@ -11,6 +11,8 @@ final class HistoryReportTests: XCTestCase {
         let monitor = try run(["monitor", session.wav, "--database", database])
         XCTAssertEqual(monitor.status, 0, monitor.stderr)
         XCTAssertTrue(monitor.stdout.contains("Saved as session 1"), monitor.stdout)
+        let counted = (1...5).filter { monitor.stdout.contains("breath \($0)/") }
+        XCTAssertEqual(counted, Array(1...session.truth.breaths.count), "the gauge shows each breath's number in its set")
 
         let list = try run(["history", "--database", database])
         XCTAssertEqual(list.status, 0, list.stderr)

@@ -167,6 +167,7 @@ enum AnalysisJSON {
             ("duration_s", .value(e.duration)),
             ("breath", .value(e.breath)),
             ("set", .value(e.set)),
+            ("breath_in_set", .value(e.breathInSet)),
         ])
     }
 }

@@ -9,9 +9,9 @@
 
 struct WebSession {
     static let frameValues = 7
-    static let eventValues = 7
+    static let eventValues = 8
 
-    var analyzer: SessionAnalyzer
+    var run: AnalysisRun
     let configuration: SessionAnalyzer.Configuration
     let source: AnalysisSource
     let input: UnsafeMutablePointer<Float>
@@ -24,27 +24,25 @@ struct WebSession {
     let newEvents: UnsafeMutablePointer<Double>
     static let eventCapacity = 256
     var newEventCount = 0
-    var events: [SessionEvent] = []
     var outputs: [SessionOutput] = []
     /// The analysis document once finished: UTF-8 JSON.
     var document: UnsafeMutableBufferPointer<UInt8>?
 
     init(configuration: SessionAnalyzer.Configuration, source: AnalysisSource, inputCapacity: Int) throws(EngineConfigurationError) {
-        analyzer = try SessionAnalyzer(configuration: configuration)
+        run = try AnalysisRun(configuration: configuration)
         self.configuration = configuration
         self.source = source
         self.inputCapacity = inputCapacity
         input = .allocate(capacity: inputCapacity)
         input.initialize(repeating: 0, count: inputCapacity)
-        let samplesPerFrame = analyzer.frameInterval * configuration.sampleRate
-        frameCapacity = Int(Double(inputCapacity) / samplesPerFrame) + Int(analyzer.latency / analyzer.frameInterval) + 16
+        let samplesPerFrame = run.frameInterval * configuration.sampleRate
+        frameCapacity = Int(Double(inputCapacity) / samplesPerFrame) + Int(run.latency / run.frameInterval) + 16
         frames = .allocate(capacity: frameCapacity * Self.frameValues)
         frames.initialize(repeating: 0, count: frameCapacity * Self.frameValues)
         live = .allocate(capacity: Self.frameValues)
         live.initialize(repeating: .nan, count: Self.frameValues)
         newEvents = .allocate(capacity: Self.eventCapacity * Self.eventValues)
         newEvents.initialize(repeating: .nan, count: Self.eventCapacity * Self.eventValues)
-        events.reserveCapacity(256)
         outputs.reserveCapacity(256)
     }
 
@@ -73,10 +71,9 @@ struct WebSession {
     }
 
     /// Adds `event` to the new events: kind (0 breath started, 1 breath ended, 2 huff cough,
-    /// 3 set ended), time, duration, breath, set, and for an ended breath or set its mean
-    /// pressure and share in target (NaN where there is none).
+    /// 3 set ended), time, duration, breath, set, for an ended breath or set its mean pressure
+    /// and share in target, and for a breath its number in its set (NaN where there is none).
     mutating func append(_ event: SessionEvent) {
-        events.append(event)
         let kind: Double
         var mean: Double?
         var share: Double?
@@ -84,13 +81,13 @@ struct WebSession {
         case .breathStarted: kind = 0
         case .breathEnded:
             kind = 1
-            if let breath = analyzer.report.breaths.last(where: { $0.index == event.breath }) {
+            if let breath = run.report.breaths.last(where: { $0.index == event.breath }) {
                 (mean, share) = (breath.meanPressure, breath.shareInTarget)
             }
         case .huffCough: kind = 2
         case .setEnded:
             kind = 3
-            if let set = analyzer.report.sets.last(where: { $0.index == event.set }) {
+            if let set = run.report.sets.last(where: { $0.index == event.set }) {
                 (mean, share) = (set.meanPressure, set.shareInTarget)
             }
         }
@@ -103,6 +100,7 @@ struct WebSession {
         slot[4] = event.set.map(Double.init) ?? .nan
         slot[5] = mean ?? .nan
         slot[6] = share ?? .nan
+        slot[7] = event.breathInSet.map(Double.init) ?? .nan
         newEventCount += 1
     }
 
@@ -133,14 +131,14 @@ struct WebSession {
     mutating func process(count: Int) -> Int {
         var collected = outputs
         collected.removeAll(keepingCapacity: true)
-        analyzer.process(UnsafeBufferPointer(start: input, count: min(count, inputCapacity))) { collected.append($0) }
+        run.process(UnsafeBufferPointer(start: input, count: min(count, inputCapacity))) { collected.append($0) }
         outputs = collected
         return handOut(collected)
     }
 
     mutating func finish(pretty: Bool) -> Int {
         var collected: [SessionOutput] = []
-        let report = analyzer.finish { collected.append($0) }
+        let report = run.finish { collected.append($0) }
         let written = handOut(collected)
         writeDocument(report, pretty: pretty)
         return written
@@ -149,8 +147,8 @@ struct WebSession {
     /// Writes the analysis document of `report` and the events so far.
     mutating func writeDocument(_ report: SessionReport, pretty: Bool) {
         let text = AnalysisJSON.document(
-            source: source, configuration: configuration, frameInterval: analyzer.frameInterval, latency: analyzer.latency,
-            report: report, events: events
+            source: source, configuration: configuration, frameInterval: run.frameInterval, latency: run.latency,
+            report: report, events: run.events
         ).text(pretty: pretty)
         document?.deallocate()
         let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: text.count)
@@ -255,7 +253,7 @@ public func opepFinish(pretty: Int32) -> Int32 {
 @_cdecl("opep_snapshot")
 public func opepSnapshot(pretty: Int32) -> Int32 {
     guard session != nil else { return -1 }
-    let report = session!.analyzer.report
+    let report = session!.run.report
     session!.writeDocument(report, pretty: pretty == 1)
     return opepDocumentLength()
 }

@@ -239,7 +239,9 @@ public struct SessionAnalyzer {
                 }
                 huffsAfterLastBreath = 0
                 breath = (start, frame.time, FlutterStatistics())
-                onOutput(.event(SessionEvent(kind: .breathStarted, time: start, breath: breaths.count + 1, set: sets.count + 1)))
+                onOutput(.event(SessionEvent(
+                    kind: .breathStarted, time: start, breath: breaths.count + 1, set: sets.count + 1,
+                    breathInSet: setBreaths.count + 1)))
             }
             breath?.lastTime = frame.time
             breath?.statistics.add(frame)
@@ -282,7 +284,9 @@ public struct SessionAnalyzer {
         setBreaths.append(record)
         setStatistics.add(s)
         session.add(s)
-        onOutput(.event(SessionEvent(kind: .breathEnded, time: record.start, duration: record.duration, breath: record.index, set: record.set)))
+        onOutput(.event(SessionEvent(
+            kind: .breathEnded, time: record.start, duration: record.duration, breath: record.index, set: record.set,
+            breathInSet: setBreaths.count)))
     }
 
     private mutating func closeSet(at time: Double, onOutput: (SessionOutput) -> Void) {

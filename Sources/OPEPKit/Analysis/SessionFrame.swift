@@ -46,6 +46,9 @@ public struct SessionEvent: Sendable, Hashable {
     public var breath: Int?
     /// The set's number, from 1.
     public var set: Int?
+    /// The breath's number within its set, from 1 (breath events): the one count of breaths in a
+    /// set, which the page, its worker and the terminal display.
+    public var breathInSet: Int?
 }
 
 /// What the analysis hands out while it runs.
@@ -69,7 +72,7 @@ extension SessionFrame: Codable {
 }
 extension SessionEvent: Codable {
     enum CodingKeys: String, CodingKey {
-        case kind = "type", time = "time_s", duration = "duration_s", breath, set
+        case kind = "type", time = "time_s", duration = "duration_s", breath, set, breathInSet = "breath_in_set"
     }
 }
 extension SessionEvent.Kind: Codable {}

@@ -386,11 +386,11 @@ function onEvent(s, ev) {
       s.inBreath = true;
       if (typeof ev.set === 'number' && ev.set !== s.setNo) { s.setNo = ev.set; s.breathsInSet = 0; }
       showHuffCue(null);
-      setText('breath-state', `Breath ${ev.breath_in_set ?? s.breathsInSet + 1}: breathe out steadily for 3–4 seconds.`);
+      setText('breath-state', `Breath ${ev.breath_in_set}: breathe out steadily for 3–4 seconds.`);
       break;
     case 'breath_ended':
       s.inBreath = false;
-      s.breathsInSet = typeof ev.breath_in_set === 'number' ? ev.breath_in_set : s.breathsInSet + 1;
+      s.breathsInSet = ev.breath_in_set;
       if (typeof ev.set === 'number') s.setNo = ev.set;
       if (s.breathsInSet >= p.breaths_per_set) {
         huffNow(s, `Set ${s.setNo} done: ${s.breathsInSet} breaths`);

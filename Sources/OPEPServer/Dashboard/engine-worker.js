@@ -63,7 +63,7 @@ function start(message) {
   session = {
     rate, plan: message.plan ?? null, recordedAt, expected: 0, samples: 0, lastStatus: 0, busy: 0, lastCheckpoint: 0,
     frameIndex: 0, frameStep: Math.max(1, Math.round(FRAME_STEP_S / 0.01)),
-    breathInSet: 0, breathsEndedInSet: 0, breathsEnded: 0, setsEnded: 0, newest: null,
+    breathsEndedInSet: 0, breathsEnded: 0, setsEnded: 0, newest: null,
   };
   send({ type: 'started', session_id: null, sample_rate: rate, plan: message.plan ?? null, recorded_at: recordedAt });
 }
@@ -124,26 +124,22 @@ function hand(s, { frames, events }) {
 }
 
 function eventMessage(s, ev) {
-  const message = { type: 'event', kind: ev.kind, time_s: ev.time_s, duration_s: ev.duration_s, breath: ev.breath, set: ev.set };
+  const message = {
+    type: 'event', kind: ev.kind, time_s: ev.time_s, duration_s: ev.duration_s, breath: ev.breath, set: ev.set,
+    breath_in_set: ev.breath_in_set,
+  };
   switch (ev.kind) {
-    case 'breath_started':
-      s.breathInSet += 1;
-      message.breath_in_set = s.breathInSet;
-      break;
     case 'breath_ended':
-      message.breath_in_set = s.breathInSet;
-      s.breathsEnded += 1;
-      s.breathsEndedInSet += 1;
+      s.breathsEnded = ev.breath ?? s.breathsEnded;
+      s.breathsEndedInSet = ev.breath_in_set ?? s.breathsEndedInSet;
       message.mean_pressure_cmh2o = ev.mean_pressure_cmh2o;
       message.share_in_target = ev.share_in_target;
       break;
     case 'set_ended':
-      s.setsEnded += 1;
-      message.breath_in_set = s.breathInSet;
+      s.setsEnded = ev.set ?? s.setsEnded;
+      s.breathsEndedInSet = 0;
       message.mean_pressure_cmh2o = ev.mean_pressure_cmh2o;
       message.share_in_target = ev.share_in_target;
-      s.breathInSet = 0;
-      s.breathsEndedInSet = 0;
       break;
     default:
       break;

@@ -2,7 +2,7 @@
 // It needs no imports; one OPEPEngine drives one instance, one session at a time.
 
 const FRAME_VALUES = 7;
-const EVENT_VALUES = 7;
+const EVENT_VALUES = 8;
 const ZONES = [null, "below", "in", "above"];
 const EVENT_KINDS = ["breath_started", "breath_ended", "huff_cough", "set_ended"];
 const TEXT_KINDS = { device: 0, file: 1, format: 2, recordedAt: 3 };
@@ -101,7 +101,7 @@ export class OPEPEngine {
       const v = values.subarray(i * EVENT_VALUES, (i + 1) * EVENT_VALUES);
       into.push({
         kind: EVENT_KINDS[v[0]], time_s: v[1], duration_s: nullable(v[2]), breath: nullable(v[3]), set: nullable(v[4]),
-        mean_pressure_cmh2o: nullable(v[5]), share_in_target: nullable(v[6]),
+        mean_pressure_cmh2o: nullable(v[5]), share_in_target: nullable(v[6]), breath_in_set: nullable(v[7]),
       });
     }
   }
