@@ -86,7 +86,10 @@ let package = Package(
         .testTarget(
             name: "OPEPReportTests", dependencies: ["OPEPReport", "OPEPCalibration", "OPEPKit", "OPEPSimulation", "TestTools"]),
         .testTarget(name: "OPEPToolTests", dependencies: ["opep", "TestTools"]),
-        .testTarget(name: "OPEPHistoryTests", dependencies: ["OPEPHistory", "OPEPKit", "OPEPSimulation", "TestTools"]),
+        .testTarget(
+            name: "OPEPHistoryTests", dependencies: ["OPEPHistory", "OPEPKit", "OPEPSimulation", "TestTools"],
+            // A history and a document written by an earlier release, frozen (FrozenHistoryTests).
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "OPEPServerTests",
             dependencies: [

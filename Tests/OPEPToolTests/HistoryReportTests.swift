@@ -40,6 +40,30 @@ final class HistoryReportTests: XCTestCase {
         XCTAssertEqual(document.components(separatedBy: "<svg class=\"chart\"").count - 1, 4, "four charts")
     }
 
+    /// The history an earlier release wrote (Tests/OPEPHistoryTests/Fixtures, see FrozenHistoryTests)
+    /// lists, shows, exports and reports every session.
+    func testAHistoryFromAnEarlierReleaseReports() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("history.sqlite")
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("OPEPHistoryTests/Fixtures/history-76aba40.sqlite")
+        try FileManager.default.copyItem(at: fixture, to: URL(fileURLWithPath: database))
+        let list = try run(["history", "--database", database])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        for (id, breaths) in [(1, 6), (2, 3)] {
+            let shown = try run(["history", "show", "\(id)", "--database", database])
+            XCTAssertEqual(shown.status, 0, shown.stderr)
+            XCTAssertTrue(shown.stdout.contains("\(breaths) breaths"), shown.stdout)
+            let exported = try run(["history", "export", "\(id)", "--format", "json", "--database", database])
+            XCTAssertEqual(exported.status, 0, exported.stderr)
+            let report = directory.path("session-\(id).html")
+            let reported = try run(["report", "--session", "\(id)", "--database", database, "-o", report])
+            XCTAssertEqual(reported.status, 0, reported.stderr)
+            let html = try String(contentsOfFile: report, encoding: .utf8)
+            XCTAssertEqual(html.components(separatedBy: "<tr class=\"breath\"").count - 1, breaths)
+        }
+    }
+
     func testReportsFromTheHistoryExplainWhatIsMissing() throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("none.sqlite")
