@@ -163,20 +163,19 @@ func describe(_ error: any Error) -> String {
     }
 }
 
-/// The noise floor of a recording of the quiet room: the median level of its frames.
+/// The noise floor of a recording of the quiet room: the median level of its frames (dB, down to -140).
 enum NoiseFloorCalibration {
     static func measure(path: String, raw: RawPCMFormat?, device: DeviceProfile) throws -> Double {
         let source = try openSource(path: path, raw: raw)
-        var tracker: FlutterPitchTracker
+        var run: AnalysisRun
         do {
-            tracker = try FlutterPitchTracker(configuration: .init(sampleRate: source.sampleRate, device: device))
+            run = try AnalysisRun(configuration: .init(sampleRate: source.sampleRate, device: device))
         } catch {
             throw failure("\(path): \(error)")
         }
         var levels: [Double] = []
-        var buffer: [Float] = []
-        while try readChunk(source, path: path, into: &buffer) > 0 {
-            tracker.process(buffer) { frame in levels.append(10 * log10(max(frame.energy, 1e-14))) }
+        _ = try run.run(reading: { try readChunk(source, path: path, into: &$0) }) { output in
+            if case let .frame(frame) = output { levels.append(frame.levelDB) }
         }
         guard !levels.isEmpty else { throw failure("\(path): too short to measure a noise floor (under half a second)") }
         levels.sort()

@@ -28,6 +28,34 @@ final class ReportAndCalibrateTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path("r.html")))
     }
 
+    /// `analyze --calibrate QUIET.wav` takes the noise floor from a recording of the quiet room:
+    /// the same noise ten times louder reads 20 dB higher.
+    func testTheNoiseFloorIsMeasuredFromTheQuietRoom() throws {
+        let directory = try TemporaryDirectory()
+        let session = try simulateSession(in: directory)
+        var floors: [Double] = []
+        for amplitude in [0.002, 0.02] {
+            var generator = SplitMix64(seed: 5)
+            let samples = (0..<32000).map { _ in amplitude * (Double(generator.next() >> 11) / Double(1 << 52) - 1) }
+            var wav = Data("RIFF".utf8) + littleEndian(UInt32(36 + 2 * samples.count)) + Data("WAVEfmt ".utf8)
+            wav += littleEndian(UInt32(16)) + littleEndian(UInt16(1)) + littleEndian(UInt16(1))
+            wav += littleEndian(UInt32(16000)) + littleEndian(UInt32(32000)) + littleEndian(UInt16(2)) + littleEndian(UInt16(16))
+            wav += Data("data".utf8) + littleEndian(UInt32(2 * samples.count))
+            for sample in samples { wav += littleEndian(UInt16(bitPattern: Int16((sample * 32767).rounded()))) }
+            let quiet = try directory.write(wav, to: "quiet-\(amplitude).wav")
+            let result = try run(["analyze", session.wav, "--calibrate", quiet, "--format", "json"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let document = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            let settings = try XCTUnwrap(document?["settings"] as? [String: Any])
+            floors.append(try XCTUnwrap(settings["noise_floor_db"] as? Double))
+        }
+        XCTAssertEqual(floors[1] - floors[0], 20, accuracy: 0.5, "\(floors)")
+    }
+
+    private func littleEndian<T: FixedWidthInteger>(_ value: T) -> Data {
+        withUnsafeBytes(of: value.littleEndian) { Data($0) }
+    }
+
     /// The manometer reads the true pitch through a known line, -3 + 1.3 × pitch, and started 2.5 s
     /// after the recording; calibrate finds both, and analyze accepts the profile it writes.
     func testCalibrateRecoversAShiftedLine() throws {
