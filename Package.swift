@@ -79,6 +79,8 @@ let package = Package(
         ),
         // What the test targets share: a missing tool skips a test, or fails it in CI.
         .target(name: "TestTools", path: "Tests/TestTools"),
+        // A simulated session and its analysis, shared by the history and server tests.
+        .target(name: "TestSessions", dependencies: ["OPEPKit", "OPEPSimulation"], path: "Tests/TestSessions"),
         .testTarget(name: "OPEPKitTests", dependencies: ["OPEPKit"]),
         .testTarget(name: "OPEPAudioTests", dependencies: ["OPEPAudio", "TestTools"]),
         .testTarget(name: "OPEPSimulationTests", dependencies: ["OPEPSimulation", "OPEPKit"]),
@@ -87,13 +89,13 @@ let package = Package(
             name: "OPEPReportTests", dependencies: ["OPEPReport", "OPEPCalibration", "OPEPKit", "OPEPSimulation", "TestTools"]),
         .testTarget(name: "OPEPToolTests", dependencies: ["opep", "TestTools"]),
         .testTarget(
-            name: "OPEPHistoryTests", dependencies: ["OPEPHistory", "OPEPKit", "OPEPSimulation", "TestTools"],
+            name: "OPEPHistoryTests", dependencies: ["OPEPHistory", "OPEPKit", "OPEPSimulation", "TestTools", "TestSessions"],
             // A history and a document written by an earlier release, frozen (FrozenHistoryTests).
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "OPEPServerTests",
             dependencies: [
-                "OPEPServer", "OPEPHistory", "OPEPKit", "OPEPSimulation",
+                "OPEPServer", "OPEPHistory", "OPEPKit", "OPEPSimulation", "TestSessions",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),

@@ -1,6 +1,7 @@
 import Foundation
 import OPEPKit
 import XCTest
+import TestSessions
 
 @testable import OPEPHistory
 

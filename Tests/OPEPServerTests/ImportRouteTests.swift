@@ -5,6 +5,7 @@ import Logging
 import OPEPHistory
 import OPEPKit
 import XCTest
+import TestSessions
 
 @testable import OPEPServer
 

@@ -9,6 +9,7 @@ import OPEPHistory
 import OPEPKit
 import OPEPSimulation
 import XCTest
+import TestSessions
 
 @testable import OPEPServer
 
