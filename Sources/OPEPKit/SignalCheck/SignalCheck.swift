@@ -1,0 +1,200 @@
+/// Why a sound's flutter is not being measured (issue 23: never silently blind).
+public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
+    /// The recording is cut flat at its limit: the microphone's gain is too high for the breath.
+    case clipped
+    /// The sound is barely above the room's noise, and the room is loud: interference (a TV,
+    /// speech, a kitchen) masks the breath.
+    case tooNoisy = "too_noisy"
+    /// The sound is barely above the room's noise, and the room is quiet: the breath reaches the
+    /// microphone too faintly.
+    case tooQuiet = "too_quiet"
+    /// The sound is clear but its flutter too shallow to follow: the phone is too far from the
+    /// device (the room's echo fills the gaps between the rocker's pulses).
+    case tooFar = "too_far"
+    /// The recording's band is too narrow (telephone rate).
+    case bandLimited = "band_limited"
+    /// The sound is clear and well modulated, yet no flutter in the device's band: a breath or
+    /// a sound not through the device.
+    case noFlutter = "no_flutter"
+}
+
+/// Names the reason whenever a sound goes on without a measured flutter, with the measure
+/// behind it, so that the patient is never left guessing (issue 23).
+///
+/// It reads what the analysis already has, frame by frame: the sound's level and the noise
+/// floor (``ExhalationDetector``), whether a sound is going on and whether it has a pitch, the
+/// tracker's modulation depth and the share of clipped samples (``ClipMeter``). While a sound
+/// goes on, these are averaged with a memory of `memoryTime` (default 1 s), restarting with each
+/// sound. Once a sound has gone on for `patience` (default 0.5 s) without a pitch, the verdict is
+/// the first that applies:
+/// 1. ``SignalProblem/clipped`` when at least `clippedShareLimit` (default 2 %) of the samples
+///    are held at their peak (a breath clipped 6 dB above its RMS holds about 5 % there);
+/// 2. a signal-to-noise ratio, breath over floor, under `noisyMarginDB` (default 15 dB):
+///    ``SignalProblem/tooNoisy`` when the floor is above `quietRoomDBFS` (default -55 dBFS, above
+///    a quiet room and a phone microphone's own noise), ``SignalProblem/tooQuiet`` when below;
+/// 3. ``SignalProblem/tooFar`` when the modulation depth is under `shallowModulation` (default
+///    0.2; the tracker needs 0.1, a device near the phone modulates its sound 0.4-1);
+/// 4. ``SignalProblem/bandLimited`` when the sample rate is under `narrowBandRate` (default
+///    11 kHz: telephone-band recordings);
+/// 5. otherwise ``SignalProblem/noFlutter``.
+///
+/// A verdict is held `holdTime` (default 0.5 s) after the sound ends or its flutter is heard,
+/// so that a sentence on a screen does not flicker. No allocation; one frame at a time.
+public struct SignalCheck {
+    /// The check's parameters in real units.
+    public struct Configuration: Sendable, Hashable {
+        /// How long a sound goes on without a pitch before it gets a verdict, in seconds (default 0.5).
+        public var patience: Double = 0.5
+        /// Memory of the measures averaged while a sound goes on, in seconds (default 1).
+        public var memoryTime: Double = 1
+        /// How long a verdict outlasts its cause, in seconds (default 0.5).
+        public var holdTime: Double = 0.5
+        /// Share of samples held at their peak that is clipping (default 0.02).
+        public var clippedShareLimit: Double = 0.02
+        /// Breath-over-floor ratio under which the sound is masked or too faint, in dB (default 15).
+        public var noisyMarginDB: Double = 15
+        /// A floor above this is a noisy room, below it a quiet one, in dB full scale (default -55).
+        public var quietRoomDBFS: Double = -55
+        /// Modulation depth under which the flutter is too shallow to follow (default 0.2).
+        public var shallowModulation: Double = 0.2
+        /// Sample rates under this are too narrow a band, in Hz (default 11000).
+        public var narrowBandRate: Double = 11000
+
+        public init() {}
+
+        /// Throws if any value is out of its range, naming the parameter, the value and the limit.
+        public func validate() throws(EngineConfigurationError) {
+            try require(patience >= 0 && patience <= 5, "signal.patience", patience, "between 0 and 5 s")
+            try require(memoryTime >= 0.05 && memoryTime <= 10, "signal.memoryTime", memoryTime, "between 0.05 and 10 s")
+            try require(holdTime >= 0 && holdTime <= 5, "signal.holdTime", holdTime, "between 0 and 5 s")
+            try require(clippedShareLimit > 0 && clippedShareLimit <= 1, "signal.clippedShareLimit", clippedShareLimit, "in (0, 1]")
+            try require(noisyMarginDB >= 0 && noisyMarginDB <= 60, "signal.noisyMarginDB", noisyMarginDB, "between 0 and 60 dB")
+            try require(quietRoomDBFS >= -140 && quietRoomDBFS <= 0, "signal.quietRoomDBFS", quietRoomDBFS, "between -140 and 0 dBFS")
+            try require(shallowModulation >= 0 && shallowModulation <= 2, "signal.shallowModulation", shallowModulation, "between 0 and 2")
+            try require(narrowBandRate >= 0 && narrowBandRate <= 384_000, "signal.narrowBandRate", narrowBandRate, "between 0 and 384000 Hz")
+        }
+    }
+
+    /// A verdict with the measure behind it.
+    public struct Finding: Sendable, Hashable {
+        public var problem: SignalProblem
+        /// The measure that decided it, in its unit: the clipped share (0-1), the breath's ratio
+        /// over the floor (dB), the modulation depth, or the sample rate (Hz).
+        public var measure: Double
+    }
+
+    /// What one frame of the analysis saw.
+    public struct Observation: Sendable, Hashable {
+        /// The sound's level, in dB full scale.
+        public var levelDB: Double
+        /// The noise floor, in dB full scale, when known.
+        public var floorDB: Double?
+        /// Whether a sound is going on.
+        public var sounding: Bool
+        /// Whether the frame has a flutter pitch.
+        public var pitched: Bool
+        /// The tracker's modulation depth.
+        public var modulation: Double
+        /// Share of the frame's samples clipped.
+        public var clippedShare: Double
+    }
+
+    public let configuration: Configuration
+    private let sampleRate: Double
+    private let mix: Double
+    private let patienceFrames: Int
+    private let holdFrames: Int
+    private var wasSounding = false
+    private var unheardFrames = 0
+    private var sinceCause = 0
+    private var means = (level: 0.0, floor: 0.0, modulation: 0.0, clipped: 0.0)
+    /// The verdict of the last frame.
+    public private(set) var finding: Finding?
+
+    /// A check for frames `frameInterval` seconds apart of audio at `sampleRate` Hz.
+    public init(configuration: Configuration, sampleRate: Double, frameInterval: Double) throws(EngineConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.sampleRate = sampleRate
+        mix = min(1, frameInterval / configuration.memoryTime)
+        patienceFrames = Int((configuration.patience / frameInterval).rounded())
+        holdFrames = Int((configuration.holdTime / frameInterval).rounded())
+    }
+
+    public mutating func reset() {
+        wasSounding = false
+        unheardFrames = 0
+        sinceCause = 0
+        means = (0, 0, 0, 0)
+        finding = nil
+    }
+
+    /// Takes one frame's observation; returns the verdict for it (nil while the flutter is heard
+    /// or nothing is sounding, once the last verdict's hold has passed).
+    @discardableResult
+    public mutating func process(_ observation: Observation) -> Finding? {
+        let floor = observation.floorDB ?? observation.levelDB
+        if observation.sounding {
+            if wasSounding {
+                means.level += mix * (observation.levelDB - means.level)
+                means.floor += mix * (floor - means.floor)
+                means.modulation += mix * (observation.modulation - means.modulation)
+                means.clipped += mix * (observation.clippedShare - means.clipped)
+            } else {
+                means = (observation.levelDB, floor, observation.modulation, observation.clippedShare)
+                unheardFrames = 0
+            }
+            unheardFrames = observation.pitched ? 0 : unheardFrames + 1
+        } else {
+            unheardFrames = 0
+        }
+        wasSounding = observation.sounding
+        if observation.sounding, unheardFrames > patienceFrames {
+            finding = verdict()
+            sinceCause = 0
+        } else if finding != nil {
+            sinceCause += 1
+            if sinceCause > holdFrames { finding = nil }
+        }
+        return finding
+    }
+
+    /// The breath's level over the floor, in dB, from the sound's level over it.
+    static func signalToNoise(levelDB: Double, floorDB: Double) -> Double {
+        let excess = power(10, (levelDB - floorDB) / 10) - 1
+        return 10 * logarithm10(max(excess, 1e-6))
+    }
+
+    private func verdict() -> Finding {
+        let c = configuration
+        if means.clipped >= c.clippedShareLimit { return Finding(problem: .clipped, measure: means.clipped) }
+        let ratio = Self.signalToNoise(levelDB: means.level, floorDB: means.floor)
+        if ratio < c.noisyMarginDB {
+            return Finding(problem: means.floor > c.quietRoomDBFS ? .tooNoisy : .tooQuiet, measure: ratio)
+        }
+        if means.modulation < c.shallowModulation { return Finding(problem: .tooFar, measure: means.modulation) }
+        if sampleRate < c.narrowBandRate { return Finding(problem: .bandLimited, measure: sampleRate) }
+        return Finding(problem: .noFlutter, measure: means.modulation)
+    }
+}
+
+// JSON lives in the outer modules; Embedded Swift has no Codable.
+#if !hasFeature(Embedded)
+extension SignalProblem: Codable {}
+extension SignalCheck.Configuration: Codable {
+    /// Decodes stored settings tolerantly: a parameter missing from them (stored before it
+    /// existed) takes its default, and keys this release does not know are ignored.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        try c.update(&patience, from: .patience)
+        try c.update(&memoryTime, from: .memoryTime)
+        try c.update(&holdTime, from: .holdTime)
+        try c.update(&clippedShareLimit, from: .clippedShareLimit)
+        try c.update(&noisyMarginDB, from: .noisyMarginDB)
+        try c.update(&quietRoomDBFS, from: .quietRoomDBFS)
+        try c.update(&shallowModulation, from: .shallowModulation)
+        try c.update(&narrowBandRate, from: .narrowBandRate)
+    }
+}
+#endif

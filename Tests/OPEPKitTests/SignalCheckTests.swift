@@ -1,0 +1,131 @@
+import XCTest
+@testable import OPEPKit
+
+final class ClipMeterTests: XCTestCase {
+    private func meter(sampleRate: Double = 16000) -> ClipMeter {
+        ClipMeter(sampleRate: sampleRate, blockDuration: 0.01, tolerance: 0.001, quietestPeakDBFS: -30, memoryTime: 2)
+    }
+
+    private func share(of samples: [Float], chunks: [Int]? = nil, sampleRate: Double = 16000) -> Double {
+        var meter = meter(sampleRate: sampleRate)
+        samples.withUnsafeBufferPointer { all in
+            guard let chunks else { return meter.process(all) }
+            var start = 0, next = 0
+            while start < all.count {
+                let end = min(all.count, start + chunks[next % chunks.count])
+                meter.process(UnsafeBufferPointer(rebasing: all[start..<end]))
+                start = end
+                next += 1
+            }
+        }
+        let duration = Double(samples.count) / sampleRate
+        return meter.clippedShare(from: duration - 1, to: duration)
+    }
+
+    /// Noise cut flat at its own RMS holds about a third of its samples at the peak, wherever the
+    /// limit lies; the same noise unclipped, a pure tone and quiet 8-bit noise count as unclipped.
+    func testFlatTopsCountAndNaturalPeaksDoNot() {
+        let noise = TestSignals.noise(sampleRate: 16000, duration: 2, rms: 0.1)
+        let clipped = noise.map { min(max($0, -0.1), 0.1) }
+        let clippedShare = share(of: clipped)
+        XCTAssertEqual(clippedShare, 0.32, accuracy: 0.03)
+        XCTAssertEqual(share(of: clipped.map { $0 * 5 }), clippedShare, accuracy: 1e-9, "the limit need not be full scale")
+        XCTAssertLessThan(share(of: noise), 0.01, "the peak itself, one sample of a block's 160")
+        let tone = (0..<32000).map { Float(0.5 * sin(2 * Double.pi * 441 * Double($0) / 16000)) }
+        XCTAssertLessThan(share(of: tone), 0.04)
+        let quiet8Bit = noise.map { ($0 * 0.05 * 127).rounded() / 127 }
+        XCTAssertEqual(share(of: quiet8Bit), 0, "a peak under -30 dBFS is not clipping")
+    }
+
+    /// The same audio in one block, sample by sample and in odd chunks reads the same share.
+    func testTheShareDoesNotDependOnTheChunks() {
+        let clipped = TestSignals.noise(sampleRate: 16000, duration: 2, rms: 0.2).map { min(max($0, -0.25), 0.25) }
+        let whole = share(of: clipped)
+        XCTAssertGreaterThan(whole, 0.1)
+        XCTAssertEqual(share(of: clipped, chunks: [1]), whole)
+        XCTAssertEqual(share(of: clipped, chunks: [7, 1000, 33, 160]), whole)
+    }
+
+    /// Only completed blocks inside the span and the memory count.
+    func testTheSpanReadsItsOwnBlocks() {
+        var meter = meter()
+        let clipped = [Float](repeating: 0.5, count: 8000)
+        let plain = TestSignals.noise(sampleRate: 16000, duration: 0.5, rms: 0.1)
+        (clipped + plain).withUnsafeBufferPointer { meter.process($0) }
+        XCTAssertEqual(meter.clippedShare(from: 0, to: 0.5), 1)
+        XCTAssertLessThan(meter.clippedShare(from: 0.5, to: 1), 0.01)
+        XCTAssertEqual(meter.clippedShare(from: 0.25, to: 0.75), 0.5, accuracy: 0.01)
+        XCTAssertEqual(meter.clippedShare(from: 1, to: 2), 0, "blocks not yet heard")
+    }
+}
+
+final class SignalCheckTests: XCTestCase {
+    private let frame = 0.01
+
+    private func check(sampleRate: Double = 44100, _ configure: (inout SignalCheck.Configuration) -> Void = { _ in }) throws -> SignalCheck {
+        var configuration = SignalCheck.Configuration()
+        configure(&configuration)
+        return try SignalCheck(configuration: configuration, sampleRate: sampleRate, frameInterval: frame)
+    }
+
+    /// Runs `seconds` of one observation; returns the verdicts.
+    private func run(_ check: inout SignalCheck, _ seconds: Double, _ observation: SignalCheck.Observation) -> [SignalCheck.Finding?] {
+        (0..<Int((seconds / frame).rounded())).map { _ in check.process(observation) }
+    }
+
+    private func sound(
+        level: Double = -30, floor: Double = -70, pitched: Bool = false, modulation: Double = 0.5, clipped: Double = 0
+    ) -> SignalCheck.Observation {
+        .init(levelDB: level, floorDB: floor, sounding: true, pitched: pitched, modulation: modulation, clippedShare: clipped)
+    }
+
+    private let quiet = SignalCheck.Observation(levelDB: -70, floorDB: -70, sounding: false, pitched: false, modulation: 0, clippedShare: 0)
+
+    /// Each cause gets its own verdict, with its measure, and in the documented order.
+    func testEachCauseIsNamedWithItsMeasure() throws {
+        let cases: [(SignalCheck.Observation, SignalProblem, Double)] = [
+            (sound(clipped: 0.3), .clipped, 0.3),
+            (sound(level: -40, floor: -45, clipped: 0.01), .tooNoisy, SignalCheck.signalToNoise(levelDB: -40, floorDB: -45)),
+            (sound(level: -65, floor: -70), .tooQuiet, SignalCheck.signalToNoise(levelDB: -65, floorDB: -70)),
+            (sound(modulation: 0.12), .tooFar, 0.12),
+            (sound(modulation: 0.6), .noFlutter, 0.6),
+        ]
+        for (observation, problem, measure) in cases {
+            var check = try check()
+            let verdicts = run(&check, 2, observation)
+            XCTAssertEqual(verdicts.last??.problem, problem)
+            XCTAssertEqual(verdicts.last??.measure ?? .nan, measure, accuracy: 1e-9, "\(problem)")
+        }
+        var narrow = try check(sampleRate: 8000)
+        XCTAssertEqual(run(&narrow, 2, sound()).last??.problem, .bandLimited)
+        XCTAssertEqual(SignalCheck.signalToNoise(levelDB: -20, floorDB: -30), 9.54, accuracy: 0.01)
+    }
+
+    /// A verdict waits for the patience, stays away while the flutter is heard, and outlasts its
+    /// cause by the hold time only.
+    func testTimingOfAVerdict() throws {
+        var check = try check()
+        XCTAssertTrue(run(&check, 3, quiet).allSatisfy { $0 == nil }, "nothing sounding, nothing to say")
+        XCTAssertTrue(run(&check, 3, sound(pitched: true)).allSatisfy { $0 == nil }, "a flutter heard")
+        let unheard = run(&check, 1, sound(clipped: 0.5))
+        XCTAssertEqual(unheard.firstIndex { $0 != nil }, 50, "after 0.5 s without a pitch")
+        let after = run(&check, 1, quiet)
+        XCTAssertEqual(after.firstIndex { $0 == nil }, 50, "held 0.5 s after the sound")
+        check.reset()
+        XCTAssertNil(check.finding)
+    }
+
+    /// The measures restart with each sound: a clipped sound does not taint the next one.
+    func testEachSoundStartsAfresh() throws {
+        var check = try check()
+        _ = run(&check, 2, sound(clipped: 0.5))
+        _ = run(&check, 1, quiet)
+        XCTAssertEqual(run(&check, 1, sound(modulation: 0.1)).last??.problem, .tooFar)
+    }
+
+    func testSettingsOutOfRangeAreNamed() {
+        XCTAssertThrowsError(try check { $0.memoryTime = 0 }) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "signal.memoryTime")
+        }
+    }
+}
