@@ -75,6 +75,14 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var plainExhalationBreaths: Int
     public var setsTrue: Int
     public var setsFound: Int
+    /// Seconds of the scored flutter time (the frames of ``coverage``) without a pitch, and the
+    /// seconds of it for which the signal check gave each reason, by its name.
+    public var unmeasuredFlutter: Double = 0
+    public var signalReasons: [String: Double] = [:]
+    /// Seconds of the scored flutter time in which the signal check warned, by the reason given.
+    public var warningsDuringFlutter: [String: Double] = [:]
+    /// Seconds outside true exhalations in which the signal check warned, by the reason given.
+    public var warningsOutside: [String: Double] = [:]
     /// The targets this case missed, in words; empty when it met them all.
     public var misses: [String]
     public var passed: Bool { misses.isEmpty }
@@ -113,7 +121,8 @@ public enum Evaluator {
             sampleRate: evaluationCase.simulation.sampleRate, device: evaluationCase.simulation.device)
         configure(&configuration)
         var run = try AnalysisRun(configuration: configuration)
-        var score = FrameScore(truth: truth, settling: targets.settling, window: targets.realisedWindow)
+        var score = FrameScore(
+            truth: truth, settling: targets.settling, window: targets.realisedWindow, frameInterval: run.frameInterval)
         var buffer: [Float] = []
         buffer.reserveCapacity(chunkLength)
         let collect: (SessionOutput) -> Void = { output in
@@ -170,7 +179,9 @@ public enum Evaluator {
             missedBreaths: matching.missed, extraBreaths: matching.extra,
             plainExhalations: truth.plainExhalations.count,
             plainExhalationBreaths: report.breaths.filter { b in truth.plainExhalations.contains { $0.start < b.end && b.start < $0.end } }.count,
-            setsTrue: Set(truth.breaths.map(\.set)).count, setsFound: report.sets.count, misses: [])
+            setsTrue: Set(truth.breaths.map(\.set)).count, setsFound: report.sets.count,
+            unmeasuredFlutter: score.unmeasuredFlutter, signalReasons: score.signalReasons,
+            warningsDuringFlutter: score.warningsDuringFlutter, warningsOutside: score.warningsOutside, misses: [])
         result.misses = misses(result, targets: targets)
         return result
     }
@@ -268,6 +279,8 @@ public enum Evaluator {
 /// Frame-by-frame comparison with the ground truth.
 struct FrameScore {
     let truth: GroundTruth
+    /// Seconds per frame.
+    let frameInterval: Double
     let settling: Double
     let window: Double
     let realised: RealisedPitch
@@ -278,12 +291,18 @@ struct FrameScore {
     private var gross = 0
     private var outsideFrames = 0
     private var outsideWithPitch = 0
+    /// The signal check during the scored flutter and outside (see ``EvaluationResult``).
+    private(set) var unmeasuredFlutter = 0.0
+    private(set) var signalReasons: [String: Double] = [:]
+    private(set) var warningsDuringFlutter: [String: Double] = [:]
+    private(set) var warningsOutside: [String: Double] = [:]
     /// Per breath heard live: its first pitched live frame's time less the flutter's start.
     private(set) var gaugeDelays: [Double] = []
     private var lastHeardFlutterStart: Double?
 
-    init(truth: GroundTruth, settling: Double, window: Double) {
+    init(truth: GroundTruth, settling: Double, window: Double, frameInterval: Double) {
         self.truth = truth
+        self.frameInterval = frameInterval
         self.settling = settling
         self.window = window
         realised = RealisedPitch(truth: truth)
@@ -293,12 +312,18 @@ struct FrameScore {
         guard let breath = truth.breath(at: frame.time) else {
             outsideFrames += 1
             if frame.pitch != nil { outsideWithPitch += 1 }
+            if let warning = frame.warning { warningsOutside[warning.rawValue, default: 0] += frameInterval }
             return
         }
         guard frame.time >= breath.flutterStart + settling, let nominal = truth.pitch(at: frame.time),
             let truePitch = realised.pitch(at: frame.time, window: window)
         else { return }
         flutterFrames += 1
+        if let warning = frame.warning { warningsDuringFlutter[warning.rawValue, default: 0] += frameInterval }
+        if frame.pitch == nil {
+            unmeasuredFlutter += frameInterval
+            if let signal = frame.signal { signalReasons[signal.rawValue, default: 0] += frameInterval }
+        }
         guard let pitch = frame.pitch else { return }
         let error = abs(pitch - truePitch)
         errors.append(error)

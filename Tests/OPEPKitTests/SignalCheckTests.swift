@@ -69,7 +69,7 @@ final class SignalCheckTests: XCTestCase {
     }
 
     /// Runs `seconds` of one observation; returns the verdicts.
-    private func run(_ check: inout SignalCheck, _ seconds: Double, _ observation: SignalCheck.Observation) -> [SignalCheck.Finding?] {
+    private func run(_ check: inout SignalCheck, _ seconds: Double, _ observation: SignalCheck.Observation) -> [SignalCheck.Verdict] {
         (0..<Int((seconds / frame).rounded())).map { _ in check.process(observation) }
     }
 
@@ -81,7 +81,8 @@ final class SignalCheckTests: XCTestCase {
 
     private let quiet = SignalCheck.Observation(levelDB: -70, floorDB: -70, sounding: false, pitched: false, modulation: 0, clippedShare: 0)
 
-    /// Each cause gets its own verdict, with its measure, and in the documented order.
+    /// Each cause gets its own reason, with its measure, in the documented order, and a sound
+    /// that goes on without a pitch gets the same as its warning.
     func testEachCauseIsNamedWithItsMeasure() throws {
         let cases: [(SignalCheck.Observation, SignalProblem, Double)] = [
             (sound(clipped: 0.3), .clipped, 0.3),
@@ -93,34 +94,53 @@ final class SignalCheckTests: XCTestCase {
         for (observation, problem, measure) in cases {
             var check = try check()
             let verdicts = run(&check, 2, observation)
-            XCTAssertEqual(verdicts.last??.problem, problem)
-            XCTAssertEqual(verdicts.last??.measure ?? .nan, measure, accuracy: 1e-9, "\(problem)")
+            XCTAssertEqual(verdicts.first?.reason?.problem, problem, "a reason from the first frame")
+            XCTAssertEqual(verdicts.last?.reason?.problem, problem)
+            XCTAssertEqual(verdicts.last?.warning?.problem, problem)
+            XCTAssertEqual(verdicts.last?.reason?.measure ?? .nan, measure, accuracy: 1e-9, "\(problem)")
         }
         var narrow = try check(sampleRate: 8000)
-        XCTAssertEqual(run(&narrow, 2, sound()).last??.problem, .bandLimited)
+        XCTAssertEqual(run(&narrow, 2, sound()).last?.reason?.problem, .bandLimited)
         XCTAssertEqual(SignalCheck.signalToNoise(levelDB: -20, floorDB: -30), 9.54, accuracy: 0.01)
     }
 
-    /// A verdict waits for the patience, stays away while the flutter is heard, and outlasts its
-    /// cause by the hold time only.
-    func testTimingOfAVerdict() throws {
+    /// No reason while nothing sounds or the flutter is heard; a warning waits for the patience,
+    /// clears once the flutter is measured again and outlasts its sound by the hold time only.
+    func testTimingOfAWarning() throws {
         var check = try check()
-        XCTAssertTrue(run(&check, 3, quiet).allSatisfy { $0 == nil }, "nothing sounding, nothing to say")
-        XCTAssertTrue(run(&check, 3, sound(pitched: true)).allSatisfy { $0 == nil }, "a flutter heard")
-        let unheard = run(&check, 1, sound(clipped: 0.5))
-        XCTAssertEqual(unheard.firstIndex { $0 != nil }, 50, "after 0.5 s without a pitch")
-        let after = run(&check, 1, quiet)
-        XCTAssertEqual(after.firstIndex { $0 == nil }, 50, "held 0.5 s after the sound")
+        XCTAssertTrue(run(&check, 3, quiet).allSatisfy { $0.reason == nil && $0.warning == nil }, "nothing sounding")
+        XCTAssertTrue(run(&check, 3, sound(pitched: true)).allSatisfy { $0.reason == nil && $0.warning == nil }, "a flutter heard")
         check.reset()
-        XCTAssertNil(check.finding)
+        let unheard = run(&check, 2, sound(clipped: 0.5))
+        XCTAssertEqual(unheard.firstIndex { $0.warning != nil }, 120, "after 1.2 s of a sound without a pitch")
+        let after = run(&check, 2, quiet)
+        XCTAssertEqual(after.firstIndex { $0.warning == nil }, 100, "held 1 s after the sound")
+        XCTAssertTrue(after.allSatisfy { $0.reason == nil })
+        check.reset()
+        XCTAssertNil(check.warning)
+    }
+
+    /// Once the flutter has been followed for the patience, the warning rises when a pitch is
+    /// reported in under 60 % of the recent frames (a memory of 1 s: 0.51 s after the pitch goes)
+    /// and clears when the share is back.
+    func testAFlutterThatIsLostIsWarnedAbout() throws {
+        var check = try check()
+        XCTAssertTrue(run(&check, 2, sound(pitched: true)).allSatisfy { $0.warning == nil })
+        let lost = run(&check, 2, sound(modulation: 0.1))
+        XCTAssertEqual(lost.firstIndex { $0.warning != nil }, 50)
+        XCTAssertEqual(lost[50].warning?.problem, .noFlutter, "the modulation's mean still 0.34")
+        XCTAssertEqual(lost.last?.warning?.problem, .tooFar, "and 0.15 after 2 s")
+        let back = run(&check, 2, sound(pitched: true))
+        XCTAssertNotNil(back.first?.warning, "not cleared by a single pitch")
+        XCTAssertNil(back.last?.warning)
     }
 
     /// The measures restart with each sound: a clipped sound does not taint the next one.
     func testEachSoundStartsAfresh() throws {
         var check = try check()
         _ = run(&check, 2, sound(clipped: 0.5))
-        _ = run(&check, 1, quiet)
-        XCTAssertEqual(run(&check, 1, sound(modulation: 0.1)).last??.problem, .tooFar)
+        _ = run(&check, 2, quiet)
+        XCTAssertEqual(run(&check, 2, sound(modulation: 0.1)).last?.warning?.problem, .tooFar)
     }
 
     func testSettingsOutOfRangeAreNamed() {

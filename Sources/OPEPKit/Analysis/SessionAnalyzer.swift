@@ -19,6 +19,8 @@ public struct SessionAnalyzer {
         public var tracker: FlutterPitchTracker.Configuration
         /// The exhalation detector's settings.
         public var detector: ExhalationDetector.Configuration = .init()
+        /// The signal check's settings.
+        public var signal: SignalCheck.Configuration = .init()
         /// A pause without breaths this long ends a set, in seconds (default 8).
         public var setPause: Double = 8
         /// A pause this long ends a set when huff coughs were heard in it, in seconds (default 6.5;
@@ -49,6 +51,7 @@ public struct SessionAnalyzer {
             try require(huffSetPause >= 0 && huffSetPause <= setPause, "huffSetPause", huffSetPause, "between 0 and setPause (\(setPause) s)")
             try tracker.validate()
             try detector.validate()
+            try signal.validate()
         }
     }
 
@@ -60,6 +63,10 @@ public struct SessionAnalyzer {
 
     private var tracker: FlutterPitchTracker?
     private var detector: ExhalationDetector
+    private var clips: ClipMeter
+    private var signalCheck: SignalCheck
+    /// Half the audio a frame describes, in seconds.
+    private let halfSpan: Double
     private var pending: [SessionFrame]
     private var pendingCount = 0
     private var frameCount = 0
@@ -87,6 +94,12 @@ public struct SessionAnalyzer {
         self.tracker = tracker
         frameInterval = tracker.frameInterval
         detector = try ExhalationDetector(configuration: configuration.detector, frameInterval: tracker.frameInterval)
+        clips = ClipMeter(
+            sampleRate: configuration.sampleRate, blockDuration: ClipMeter.blockDuration, tolerance: ClipMeter.tolerance,
+            quietestPeakDBFS: ClipMeter.quietestPeakDBFS, memoryTime: ClipMeter.memoryTime)
+        signalCheck = try SignalCheck(
+            configuration: configuration.signal, sampleRate: configuration.sampleRate, frameInterval: tracker.frameInterval)
+        halfSpan = configuration.tracker.analysisDuration / 2
         let placeholder = SessionFrame(time: 0, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: 0)
         pending = [SessionFrame](repeating: placeholder, count: detector.decisionDelay + 1)
         latency = tracker.latency + Double(detector.decisionDelay) * tracker.frameInterval
@@ -97,6 +110,8 @@ public struct SessionAnalyzer {
     public mutating func reset() {
         tracker?.reset()
         detector.reset()
+        clips.reset()
+        signalCheck.reset()
         pendingCount = 0
         frameCount = 0
         finalCount = 0
@@ -118,6 +133,7 @@ public struct SessionAnalyzer {
     /// Analyses a chunk of mono samples, handing out every frame and event that became final.
     public mutating func process(_ samples: UnsafeBufferPointer<Float>, onOutput: (SessionOutput) -> Void) {
         sampleCount += samples.count
+        clips.process(samples)
         guard var running = tracker.take() else { return }
         running.process(samples, analysingWhen: { shouldAnalyse(energy: $0) }) { frame in
             accept(frame, onOutput: onOutput)
@@ -175,6 +191,11 @@ public struct SessionAnalyzer {
         if let decision = detector.process(levelDB: level, pitched: frame.pitch != nil, heard: frame.confidence > 0) {
             apply(decision, newest: index)
         }
+        let verdict = signalCheck.process(SignalCheck.Observation(
+            levelDB: level, floorDB: detector.noiseFloorDB, sounding: detector.isListening, pitched: frame.pitch != nil,
+            modulation: frame.modulation, clippedShare: clips.clippedShare(from: frame.time - halfSpan, to: frame.time + halfSpan)))
+        pending[index % pending.count].signal = verdict.reason?.problem
+        pending[index % pending.count].warning = verdict.warning?.problem
         onOutput(.live(withPressure(pending[index % pending.count], exhaling: detector.isExhaling)))
         while frameCount - finalCount > detector.decisionDelay { finalize(onOutput: onOutput) }
     }
@@ -316,6 +337,7 @@ extension SessionAnalyzer.Configuration: Codable {
         try c.update(&target, from: .target)
         self.tracker = tracker
         try c.update(&detector, from: .detector)
+        try c.update(&signal, from: .signal)
         try c.update(&setPause, from: .setPause)
         try c.update(&huffSetPause, from: .huffSetPause)
     }

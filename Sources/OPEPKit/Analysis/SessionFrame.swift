@@ -14,10 +14,15 @@ public struct SessionFrame: Sendable, Hashable {
     public var zone: PressureZone?
     /// Level of the high-passed sound in dB relative to full scale.
     public var levelDB: Double
+    /// Why the sound going on has no flutter pitch here (see ``SignalCheck``).
+    public var signal: SignalProblem?
+    /// The warning for the patient standing at this frame: the flutter has not been measured
+    /// well for a while, and why (see ``SignalCheck``).
+    public var warning: SignalProblem?
 
     public init(
         time: Double, pitch: Double?, pressure: Double?, confidence: Double, exhaling: Bool, zone: PressureZone?,
-        levelDB: Double
+        levelDB: Double, signal: SignalProblem? = nil, warning: SignalProblem? = nil
     ) {
         self.time = time
         self.pitch = pitch
@@ -26,6 +31,8 @@ public struct SessionFrame: Sendable, Hashable {
         self.exhaling = exhaling
         self.zone = zone
         self.levelDB = levelDB
+        self.signal = signal
+        self.warning = warning
     }
 }
 
@@ -67,7 +74,7 @@ public enum SessionOutput: Sendable, Hashable {
 extension SessionFrame: Codable {
     enum CodingKeys: String, CodingKey {
         case time = "time_s", pitch = "pitch_hz", pressure = "pressure_cmh2o", confidence, exhaling, zone
-        case levelDB = "level_db"
+        case levelDB = "level_db", signal, warning
     }
 }
 extension SessionEvent: Codable {

@@ -14,6 +14,13 @@
 /// 2 s) by the blocks' sample positions, so the answer does not depend on how the audio was
 /// split into chunks.
 struct ClipMeter {
+    /// The defaults: blocks of 10 ms, samples within 0.1 % of the peak, peaks from -30 dBFS,
+    /// 2 s of memory.
+    static let blockDuration = 0.01
+    static let tolerance = 0.001
+    static let quietestPeakDBFS = -30.0
+    static let memoryTime = 2.0
+
     /// Samples per block.
     let blockLength: Int
     /// The sample rate, in Hz.
@@ -23,8 +30,11 @@ struct ClipMeter {
     /// The samples of the block being filled.
     private var block: [Float]
     private var filled = 0
-    /// Clipped samples per completed block, in a ring indexed by block number.
-    private var counts: [Int32]
+    /// Clipped samples up to the end of each completed block, in a ring indexed by block number
+    /// (a power of two long).
+    private var totals: [Int]
+    private let mask: Int
+    private var total = 0
     /// Blocks completed since the start.
     private(set) var blocksDone = 0
 
@@ -40,55 +50,92 @@ struct ClipMeter {
         self.tolerance = Float(tolerance)
         quietestPeak = Float(power(10, quietestPeakDBFS / 20))
         block = [Float](repeating: 0, count: blockLength)
-        counts = [Int32](repeating: 0, count: max(2, Int((memoryTime * sampleRate).rounded(.up)) / blockLength + 2))
+        let blocks = max(2, Int((memoryTime * sampleRate).rounded(.up)) / blockLength + 2)
+        var size = 2
+        while size < blocks { size *= 2 }
+        totals = [Int](repeating: 0, count: size)
+        mask = size - 1
     }
 
     mutating func reset() {
         filled = 0
         blocksDone = 0
-        for i in counts.indices { counts[i] = 0 }
+        total = 0
+        for i in totals.indices { totals[i] = 0 }
     }
 
-    /// Takes the next samples of the recording.
+    /// Takes the next samples of the recording. Whole blocks are read where they lie; only a
+    /// block split between chunks is gathered first.
     mutating func process(_ samples: UnsafeBufferPointer<Float>) {
         guard let base = samples.baseAddress else { return }
         var i = 0
-        while i < samples.count {
-            let taken = min(blockLength - filled, samples.count - i)
+        if filled > 0 {
+            let taken = min(blockLength - filled, samples.count)
             block.withUnsafeMutableBufferPointer { block in
-                for k in 0..<taken { block[filled &+ k] = base[i &+ k] }
+                for k in 0..<taken { block[filled &+ k] = base[k] }
             }
             filled += taken
-            i += taken
-            if filled == blockLength {
-                counts[blocksDone % counts.count] = countHeldAtPeak()
-                blocksDone += 1
-                filled = 0
-            }
+            i = taken
+            guard filled == blockLength else { return }
+            let count = block.withUnsafeBufferPointer { Self.heldAtPeak($0.baseAddress!, count: blockLength, tolerance: tolerance, quietestPeak: quietestPeak) }
+            complete(count)
         }
+        while samples.count - i >= blockLength {
+            complete(Self.heldAtPeak(base + i, count: blockLength, tolerance: tolerance, quietestPeak: quietestPeak))
+            i += blockLength
+        }
+        let rest = samples.count - i
+        guard rest > 0 else { return }
+        block.withUnsafeMutableBufferPointer { block in
+            for k in 0..<rest { block[k] = base[i &+ k] }
+        }
+        filled = rest
+    }
+
+    private mutating func complete(_ clipped: Int32) {
+        total += Int(clipped)
+        totals[blocksDone & mask] = total
+        blocksDone += 1
+        filled = 0
     }
 
     /// The share of samples clipped in the completed blocks that lie within `start..<end`
     /// seconds of the recording and within the meter's memory; 0 when there are none.
     func clippedShare(from start: Double, to end: Double) -> Double {
-        let first = max(0, Int((start * sampleRate / Double(blockLength)).rounded(.up)), blocksDone - counts.count + 1)
+        let first = max(0, Int((start * sampleRate / Double(blockLength)).rounded(.up)), blocksDone - totals.count + 1)
         let last = min(blocksDone, Int((end * sampleRate / Double(blockLength)).rounded(.down)))
         guard first < last else { return 0 }
-        var clipped = 0
-        for index in first..<last { clipped += Int(counts[index % counts.count]) }
-        return Double(clipped) / Double((last - first) * blockLength)
+        let before = first > 0 ? totals[(first - 1) & mask] : 0
+        return Double(totals[(last - 1) & mask] - before) / Double((last - first) * blockLength)
     }
 
-    /// How many of the full block's samples lie within the tolerance of its peak magnitude.
-    private func countHeldAtPeak() -> Int32 {
-        block.withUnsafeBufferPointer { block in
-            var peak: Float = 0
-            for x in block { peak = max(peak, abs(x)) }
-            guard peak.isFinite, peak >= quietestPeak else { return 0 }
-            let level = peak * (1 - tolerance)
-            var count: Int32 = 0
-            for x in block where abs(x) >= level { count &+= 1 }
-            return count
+    /// How many of a block's samples lie within the tolerance of its peak magnitude, eight lanes
+    /// at a time. Magnitudes are compared as the integers of their bits (sign cleared), which
+    /// order the same way as the non-negative floats they are.
+    private static func heldAtPeak(_ x: UnsafePointer<Float>, count: Int, tolerance: Float, quietestPeak: Float) -> Int32 {
+        let raw = UnsafeRawPointer(x), stride = MemoryLayout<Float>.stride
+        let magnitude = SIMD8<Int32>(repeating: Int32.max)
+        var peaks = SIMD8<Int32>.zero
+        var i = 0
+        while i &+ 8 <= count {
+            let v = raw.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Int32>.self) & magnitude
+            peaks.replace(with: v, where: v .> peaks)
+            i &+= 8
         }
+        var peak = Float(bitPattern: UInt32(peaks.max()))
+        for k in i..<count { peak = max(peak, abs(x[k])) }
+        guard peak.isFinite, peak >= quietestPeak else { return 0 }
+        let threshold = peak * (1 - tolerance)
+        let level = SIMD8<Int32>(repeating: Int32(bitPattern: threshold.bitPattern))
+        var held = SIMD8<Int32>.zero
+        i = 0
+        while i &+ 8 <= count {
+            let v = raw.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Int32>.self) & magnitude
+            held.replace(with: held &+ 1, where: v .>= level)
+            i &+= 8
+        }
+        var total = held.wrappedSum()
+        for k in i..<count where abs(x[k]) >= threshold { total &+= 1 }
+        return total
     }
 }

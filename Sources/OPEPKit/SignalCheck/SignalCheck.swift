@@ -25,8 +25,7 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// floor (``ExhalationDetector``), whether a sound is going on and whether it has a pitch, the
 /// tracker's modulation depth and the share of clipped samples (``ClipMeter``). While a sound
 /// goes on, these are averaged with a memory of `memoryTime` (default 1 s), restarting with each
-/// sound. Once a sound has gone on for `patience` (default 0.5 s) without a pitch, the verdict is
-/// the first that applies:
+/// sound. Every frame of a sound without a pitch gets a *reason*, the first that applies:
 /// 1. ``SignalProblem/clipped`` when at least `clippedShareLimit` (default 2 %) of the samples
 ///    are held at their peak (a breath clipped 6 dB above its RMS holds about 5 % there);
 /// 2. a signal-to-noise ratio, breath over floor, under `noisyMarginDB` (default 15 dB):
@@ -38,17 +37,25 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 ///    11 kHz: telephone-band recordings);
 /// 5. otherwise ``SignalProblem/noFlutter``.
 ///
-/// A verdict is held `holdTime` (default 0.5 s) after the sound ends or its flutter is heard,
-/// so that a sentence on a screen does not flicker. No allocation; one frame at a time.
+/// A *warning* for the patient stands once a sound has gone on for `patience` (default 1.2 s: a
+/// breath's sound starts up to 0.6 s before the rocker opens, and the tracker reports its
+/// flutter 0.3-0.5 s later) without a pitch, or once its flutter has been followed that long and
+/// a pitch was reported in under `measuredShare` (default 60 %) of its recent frames (with the
+/// same memory). It clears once the flutter is measured again; when the sound ends, it is held
+/// `holdTime` (default 1 s), so that a sentence on a screen does not flicker between sounds. No
+/// allocation; one frame at a time.
 public struct SignalCheck {
     /// The check's parameters in real units.
     public struct Configuration: Sendable, Hashable {
-        /// How long a sound goes on without a pitch before it gets a verdict, in seconds (default 0.5).
-        public var patience: Double = 0.5
+        /// How long a sound goes on without a pitch before it gets a verdict, in seconds (default 1.2).
+        public var patience: Double = 1.2
         /// Memory of the measures averaged while a sound goes on, in seconds (default 1).
         public var memoryTime: Double = 1
-        /// How long a verdict outlasts its cause, in seconds (default 0.5).
-        public var holdTime: Double = 0.5
+        /// How long a verdict outlasts the sound it was given for, in seconds (default 1).
+        public var holdTime: Double = 1
+        /// Share of a sound's frames with a pitch, since its first, under which its flutter is not
+        /// measured well (default 0.6).
+        public var measuredShare: Double = 0.6
         /// Share of samples held at their peak that is clipping (default 0.02).
         public var clippedShareLimit: Double = 0.02
         /// Breath-over-floor ratio under which the sound is masked or too faint, in dB (default 15).
@@ -67,6 +74,7 @@ public struct SignalCheck {
             try require(patience >= 0 && patience <= 5, "signal.patience", patience, "between 0 and 5 s")
             try require(memoryTime >= 0.05 && memoryTime <= 10, "signal.memoryTime", memoryTime, "between 0.05 and 10 s")
             try require(holdTime >= 0 && holdTime <= 5, "signal.holdTime", holdTime, "between 0 and 5 s")
+            try require(measuredShare >= 0 && measuredShare <= 1, "signal.measuredShare", measuredShare, "between 0 and 1")
             try require(clippedShareLimit > 0 && clippedShareLimit <= 1, "signal.clippedShareLimit", clippedShareLimit, "in (0, 1]")
             try require(noisyMarginDB >= 0 && noisyMarginDB <= 60, "signal.noisyMarginDB", noisyMarginDB, "between 0 and 60 dB")
             try require(quietRoomDBFS >= -140 && quietRoomDBFS <= 0, "signal.quietRoomDBFS", quietRoomDBFS, "between -140 and 0 dBFS")
@@ -81,6 +89,16 @@ public struct SignalCheck {
         /// The measure that decided it, in its unit: the clipped share (0-1), the breath's ratio
         /// over the floor (dB), the modulation depth, or the sample rate (Hz).
         public var measure: Double
+    }
+
+    /// What the check says about one frame.
+    public struct Verdict: Sendable, Hashable {
+        /// Why the frame's sound has no pitch: the first cause that applies to the sound as it is
+        /// (nil when the frame has a pitch or no sound is going on).
+        public var reason: Finding?
+        /// The warning for the patient: the sound's flutter has not been measured well for a
+        /// while, and why.
+        public var warning: Finding?
     }
 
     /// What one frame of the analysis saw.
@@ -105,11 +123,15 @@ public struct SignalCheck {
     private let patienceFrames: Int
     private let holdFrames: Int
     private var wasSounding = false
-    private var unheardFrames = 0
+    private var soundFrames = 0
+    /// Frames since the sound's first pitch (0 before it), and the share of them with a pitch
+    /// (averaged with the check's memory).
+    private var flutterFrames = 0
+    private var measured = 1.0
     private var sinceCause = 0
     private var means = (level: 0.0, floor: 0.0, modulation: 0.0, clipped: 0.0)
-    /// The verdict of the last frame.
-    public private(set) var finding: Finding?
+    /// The warning standing after the last frame.
+    public private(set) var warning: Finding?
 
     /// A check for frames `frameInterval` seconds apart of audio at `sampleRate` Hz.
     public init(configuration: Configuration, sampleRate: Double, frameInterval: Double) throws(EngineConfigurationError) {
@@ -123,40 +145,55 @@ public struct SignalCheck {
 
     public mutating func reset() {
         wasSounding = false
-        unheardFrames = 0
+        soundFrames = 0
+        flutterFrames = 0
+        measured = 1
         sinceCause = 0
         means = (0, 0, 0, 0)
-        finding = nil
+        warning = nil
     }
 
-    /// Takes one frame's observation; returns the verdict for it (nil while the flutter is heard
-    /// or nothing is sounding, once the last verdict's hold has passed).
+    /// Takes one frame's observation; returns the reason its sound has no pitch, if it has
+    /// none, and the warning for the patient, if one stands.
     @discardableResult
-    public mutating func process(_ observation: Observation) -> Finding? {
-        let floor = observation.floorDB ?? observation.levelDB
-        if observation.sounding {
-            if wasSounding {
-                means.level += mix * (observation.levelDB - means.level)
-                means.floor += mix * (floor - means.floor)
-                means.modulation += mix * (observation.modulation - means.modulation)
-                means.clipped += mix * (observation.clippedShare - means.clipped)
-            } else {
-                means = (observation.levelDB, floor, observation.modulation, observation.clippedShare)
-                unheardFrames = 0
+    public mutating func process(_ observation: Observation) -> Verdict {
+        guard observation.sounding else {
+            wasSounding = false
+            if warning != nil {
+                sinceCause += 1
+                if sinceCause > holdFrames { warning = nil }
             }
-            unheardFrames = observation.pitched ? 0 : unheardFrames + 1
+            return Verdict(reason: nil, warning: warning)
+        }
+        let floor = observation.floorDB ?? observation.levelDB
+        if wasSounding {
+            means.level += mix * (observation.levelDB - means.level)
+            means.floor += mix * (floor - means.floor)
+            means.modulation += mix * (observation.modulation - means.modulation)
+            means.clipped += mix * (observation.clippedShare - means.clipped)
         } else {
-            unheardFrames = 0
+            means = (observation.levelDB, floor, observation.modulation, observation.clippedShare)
+            soundFrames = 0
+            flutterFrames = 0
+            measured = 1
         }
-        wasSounding = observation.sounding
-        if observation.sounding, unheardFrames > patienceFrames {
-            finding = verdict()
+        wasSounding = true
+        soundFrames += 1
+        if flutterFrames > 0 || observation.pitched {
+            flutterFrames += 1
+            measured += mix * ((observation.pitched ? 1 : 0) - measured)
+        }
+        let unmeasured = flutterFrames == 0
+            ? soundFrames > patienceFrames
+            : flutterFrames > patienceFrames && measured < configuration.measuredShare
+        let reason = observation.pitched ? nil : cause()
+        if unmeasured {
+            warning = reason ?? cause()
             sinceCause = 0
-        } else if finding != nil {
-            sinceCause += 1
-            if sinceCause > holdFrames { finding = nil }
+        } else if flutterFrames > 0, measured >= configuration.measuredShare {
+            warning = nil
         }
-        return finding
+        return Verdict(reason: reason, warning: warning)
     }
 
     /// The breath's level over the floor, in dB, from the sound's level over it.
@@ -165,7 +202,8 @@ public struct SignalCheck {
         return 10 * logarithm10(max(excess, 1e-6))
     }
 
-    private func verdict() -> Finding {
+    /// The first cause that applies to the sound as it is now.
+    private func cause() -> Finding {
         let c = configuration
         if means.clipped >= c.clippedShareLimit { return Finding(problem: .clipped, measure: means.clipped) }
         let ratio = Self.signalToNoise(levelDB: means.level, floorDB: means.floor)
@@ -190,6 +228,7 @@ extension SignalCheck.Configuration: Codable {
         try c.update(&patience, from: .patience)
         try c.update(&memoryTime, from: .memoryTime)
         try c.update(&holdTime, from: .holdTime)
+        try c.update(&measuredShare, from: .measuredShare)
         try c.update(&clippedShareLimit, from: .clippedShareLimit)
         try c.update(&noisyMarginDB, from: .noisyMarginDB)
         try c.update(&quietRoomDBFS, from: .quietRoomDBFS)
