@@ -67,10 +67,10 @@ async function main(args) {
     process.stdout.write(end.text + "\n");
     return;
   }
-  const lines = ["time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db"];
+  const lines = ["time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db,signal"];
   for (const f of frames) {
     lines.push([fixed(f.time_s, 3), fixed(f.pitch_hz, 3), fixed(f.pressure_cmh2o, 3), fixed(f.confidence, 3),
-      f.exhaling ? 1 : 0, f.zone ?? "", fixed(f.level_db, 1)].join(","));
+      f.exhaling ? 1 : 0, f.zone ?? "", fixed(f.level_db, 1), f.signal ?? ""].join(","));
   }
   process.stdout.write(lines.join("\n") + "\n");
 }

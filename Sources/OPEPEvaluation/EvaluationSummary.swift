@@ -45,6 +45,14 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     public var gaugeDelay: Spread?
     /// The case that missed the most targets (the lowest coverage among equals).
     public var worstCase: String?
+    /// Cases under 95 % coverage; those whose flutter time without a pitch the signal check gave
+    /// any reason for, and a reason for at least half of it.
+    public var underCoverage: Int
+    public var underCoverageNamed: Int
+    public var underCoverageMostlyNamed: Int
+    /// Cases that met every target in which the signal check warned during the flutter (false
+    /// alarms).
+    public var metButWarned: Int
 
     public init(_ results: [EvaluationResult]) {
         cases = results.count
@@ -62,5 +70,11 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         worstCase = results.max { a, b in
             (a.misses.count, -a.coverage) < (b.misses.count, -b.coverage)
         }?.name
+        let under = results.filter { $0.coverage < EvaluationTargets().coverage }
+        let named = under.map { r in r.signalReasons.values.reduce(0, +) / max(r.unmeasuredFlutter, 1e-9) }
+        underCoverage = under.count
+        underCoverageNamed = named.filter { $0 > 0 }.count
+        underCoverageMostlyNamed = named.filter { $0 >= 0.5 }.count
+        metButWarned = results.filter { $0.passed && !$0.warningsDuringFlutter.isEmpty }.count
     }
 }

@@ -23,6 +23,9 @@ public struct SessionAnalysis: Codable, Sendable {
         public var setPauseS: Double
         public var tracker: FlutterPitchTracker.Configuration
         public var detector: ExhalationDetector.Configuration
+        /// The signal check's settings (today's defaults when read from a document written
+        /// before the check).
+        public var signal: SignalCheck.Configuration
         public var warnings: [String]
         /// When the session started, ISO 8601 in UTC (e.g. `2026-11-21T05:55:58Z`), when known:
         /// the phone writes it, `opep analyze` does not.
@@ -31,7 +34,7 @@ public struct SessionAnalysis: Codable, Sendable {
         enum CodingKeys: String, CodingKey {
             case file, format, sampleRate = "sample_rate", device, target, frameIntervalS = "frame_interval_s"
             case latencyS = "latency_s", noiseFloorDb = "noise_floor_db", setPauseS = "set_pause_s", tracker, detector
-            case warnings, recordedAt = "recorded_at"
+            case signal, warnings, recordedAt = "recorded_at"
         }
 
         public init(
@@ -49,8 +52,29 @@ public struct SessionAnalysis: Codable, Sendable {
             setPauseS = configuration.setPause
             tracker = configuration.tracker
             detector = configuration.detector
+            signal = configuration.signal
             self.warnings = warnings
             self.recordedAt = recordedAt
+        }
+
+        /// Decodes tolerantly: the signal check's settings, missing from a document written
+        /// before the check, take today's defaults.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            file = try c.decode(String.self, forKey: .file)
+            format = try c.decode(String.self, forKey: .format)
+            sampleRate = try c.decode(Double.self, forKey: .sampleRate)
+            device = try c.decode(DeviceProfile.self, forKey: .device)
+            target = try c.decode(TargetRange.self, forKey: .target)
+            frameIntervalS = try c.decode(Double.self, forKey: .frameIntervalS)
+            latencyS = try c.decode(Double.self, forKey: .latencyS)
+            noiseFloorDb = try c.decodeIfPresent(Double.self, forKey: .noiseFloorDb)
+            setPauseS = try c.decode(Double.self, forKey: .setPauseS)
+            tracker = try c.decode(FlutterPitchTracker.Configuration.self, forKey: .tracker)
+            detector = try c.decode(ExhalationDetector.Configuration.self, forKey: .detector)
+            signal = try c.decodeIfPresent(SignalCheck.Configuration.self, forKey: .signal) ?? SignalCheck.Configuration()
+            warnings = try c.decode([String].self, forKey: .warnings)
+            recordedAt = try c.decodeIfPresent(String.self, forKey: .recordedAt)
         }
 
         /// The analyzer's configuration these settings describe. The huff set pause is not in the
@@ -59,6 +83,7 @@ public struct SessionAnalysis: Codable, Sendable {
             var configuration = SessionAnalyzer.Configuration(sampleRate: tracker.sampleRate, device: device, target: target)
             configuration.tracker = tracker
             configuration.detector = detector
+            configuration.signal = signal
             configuration.setPause = setPauseS
             configuration.huffSetPause = min(configuration.huffSetPause, setPauseS)
             return configuration
@@ -165,6 +190,7 @@ public struct SessionAnalysis: Codable, Sendable {
     private static let configurationKeys: [String: [String: String]] = [
         Settings.CodingKeys.tracker.stringValue: propertyNames(FlutterPitchTracker.Configuration(sampleRate: 44100)),
         Settings.CodingKeys.detector.stringValue: propertyNames(ExhalationDetector.Configuration()),
+        Settings.CodingKeys.signal.stringValue: propertyNames(SignalCheck.Configuration()),
     ]
 
     private static func propertyNames(_ value: Any) -> [String: String] {
@@ -200,21 +226,24 @@ public func reportJSON<T: Encodable>(_ value: T, keys: JSONKeys = .snakeCase, pr
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
 
-/// One row per frame: `time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db`.
+/// One row per frame: `time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db,signal`
+/// (`signal`: the signal check's reason for a sound without a pitch; empty in frames stored
+/// before the check).
 public enum FrameCSV {
-    public static let header = "time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db"
+    public static let header = "time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db,signal"
 
     public static func row(_ frame: SessionFrame) -> String {
         row(time: frame.time, pitch: frame.pitch, pressure: frame.pressure, confidence: frame.confidence,
-            exhaling: frame.exhaling, zone: frame.zone, levelDB: frame.levelDB)
+            exhaling: frame.exhaling, zone: frame.zone, levelDB: frame.levelDB, signal: frame.signal)
     }
 
     public static func row(
-        time: Double, pitch: Double?, pressure: Double?, confidence: Double, exhaling: Bool, zone: PressureZone?, levelDB: Double
+        time: Double, pitch: Double?, pressure: Double?, confidence: Double, exhaling: Bool, zone: PressureZone?, levelDB: Double,
+        signal: SignalProblem?
     ) -> String {
         let pitch = pitch.map { fixed($0, 3) } ?? ""
         let pressure = pressure.map { fixed($0, 3) } ?? ""
-        return "\(fixed(time, 3)),\(pitch),\(pressure),\(fixed(confidence, 3)),\(exhaling ? 1 : 0),\(zone?.rawValue ?? ""),\(fixed(levelDB, 1))"
+        return "\(fixed(time, 3)),\(pitch),\(pressure),\(fixed(confidence, 3)),\(exhaling ? 1 : 0),\(zone?.rawValue ?? ""),\(fixed(levelDB, 1)),\(signal?.rawValue ?? "")"
     }
 
     private static func fixed(_ value: Double, _ digits: Int) -> String {

@@ -40,6 +40,8 @@ public struct StoredFrame: Sendable, Hashable {
     public var exhaling: Bool
     public var confidence: Double
     public var levelDB: Double
+    /// The signal check's reason for a sound without a pitch (nil in rows stored before it).
+    public var signal: SignalProblem?
 }
 
 /// Sessions of one day, for the trend charts.
@@ -184,7 +186,8 @@ extension HistoryStore {
         for frame in frames {
             text += FrameCSV.row(
                 time: frame.time, pitch: frame.pitch, pressure: frame.pressure, confidence: frame.confidence,
-                exhaling: frame.exhaling, zone: frame.pressure.map { configuration.target.zone(of: $0) }, levelDB: frame.levelDB)
+                exhaling: frame.exhaling, zone: frame.pressure.map { configuration.target.zone(of: $0) }, levelDB: frame.levelDB,
+                signal: frame.signal)
             text += "\n"
         }
         return text
@@ -222,7 +225,8 @@ extension HistoryStore {
         try Row.fetchAll(db, sql: "SELECT * FROM frames WHERE session_id = ? ORDER BY t", arguments: [id]).map { row in
             StoredFrame(
                 time: row["t"], pitch: row["pitch_hz"], pressure: row["pressure_cmh2o"], exhaling: row["exhaling"],
-                confidence: row["confidence"], levelDB: row["level_db"])
+                confidence: row["confidence"], levelDB: row["level_db"],
+                signal: (row["signal"] as String?).flatMap(SignalProblem.init(rawValue:)))
         }
     }
 }

@@ -253,6 +253,12 @@ public final class HistoryStore: Sendable {
         migrator.registerMigration("v4-event-breath-in-set") { db in
             try db.alter(table: "events") { t in t.add(column: "breath_in_set", .integer) }
         }
+        // The signal check: a breath's time without a pitch and the reasons for it (JSON of
+        // ``UnmeasuredTime``), a frame's reason; rows written before it have neither.
+        migrator.registerMigration("v5-signal-check") { db in
+            try db.alter(table: "breaths") { t in t.add(column: "unmeasured", .text) }
+            try db.alter(table: "frames") { t in t.add(column: "signal", .text) }
+        }
         return migrator
     }
 

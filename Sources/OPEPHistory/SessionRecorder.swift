@@ -151,11 +151,13 @@ extension HistoryStore {
         closing: (status: SessionStatus, endedAt: Date, warnings: [String])?
     ) throws {
         let frameStatement = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO frames (session_id, t, pitch_hz, pressure_cmh2o, exhaling, confidence, level_db)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO frames (session_id, t, pitch_hz, pressure_cmh2o, exhaling, confidence, level_db, signal)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for frame in frames {
-            try frameStatement.execute(arguments: [id, frame.time, frame.pitch, frame.pressure, frame.exhaling, frame.confidence, frame.levelDB])
+            try frameStatement.execute(arguments: [
+                id, frame.time, frame.pitch, frame.pressure, frame.exhaling, frame.confidence, frame.levelDB, frame.signal?.rawValue,
+            ])
         }
         let eventStatement = try db.cachedStatement(sql: """
             INSERT INTO events (session_id, seq, type, time_s, duration_s, breath, "set", breath_in_set) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -169,11 +171,12 @@ extension HistoryStore {
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO breaths (session_id, "index", "set", start_s, end_s, duration_s, mean_pressure_cmh2o,
-                    min_pressure_cmh2o, max_pressure_cmh2o, mean_pitch_hz, share_in_target, flutter_share)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    min_pressure_cmh2o, max_pressure_cmh2o, mean_pitch_hz, share_in_target, flutter_share, unmeasured)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [id, breath.index, breath.set, breath.start, breath.end, breath.duration, breath.meanPressure,
-                            breath.minPressure, breath.maxPressure, breath.meanPitch, breath.shareInTarget, breath.flutterShare])
+                            breath.minPressure, breath.maxPressure, breath.meanPitch, breath.shareInTarget, breath.flutterShare,
+                            try breath.unmeasured.map(HistoryStore.json)])
         }
         for set in sets {
             try db.execute(

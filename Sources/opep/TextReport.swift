@@ -21,20 +21,24 @@ enum TextReport {
         } else {
             lines.append("No flutter was heard: no pressure to report.")
         }
+        if let share = s.flutterShare {
+            lines.append("Flutter measured in \(percent(share)) of the exhalation time" + (s.unmeasured.map(unmeasured) ?? ""))
+        }
         if let ratio = s.exhalationInhalationRatio {
             lines.append("Exhalation/inhalation ratio \(fixed(ratio, 1)) (from \(s.inhalationsHeard) inhalations heard)")
         }
         guard !analysis.breaths.isEmpty else { return lines.joined(separator: "\n") }
         lines.append("")
-        lines.append("  #  set    start   length  mean   min   max  pitch  in target")
+        lines.append("  #  set    start   length  mean   min   max  pitch  in target  measured  not measured")
         lines.append("                       s      cmH2O cmH2O cmH2O   Hz")
         for b in analysis.breaths {
-            let row = [
+            var row = [
                 "\(b.index)".leftPad(3), "\(b.set)".leftPad(4), clock(b.start).leftPad(8), fixed(b.duration, 1).leftPad(8),
                 (b.meanPressure.map { fixed($0, 1) } ?? "-").leftPad(5), (b.minPressure.map { fixed($0, 1) } ?? "-").leftPad(5),
                 (b.maxPressure.map { fixed($0, 1) } ?? "-").leftPad(5), (b.meanPitch.map { fixed($0, 1) } ?? "-").leftPad(6),
-                (b.shareInTarget.map(percent) ?? "-").leftPad(10),
+                (b.shareInTarget.map(percent) ?? "-").leftPad(10), percent(b.flutterShare).leftPad(9),
             ]
+            if let reason = b.unmeasured?.reasons.first { row.append(" " + reason.words) }
             lines.append(row.joined(separator: " "))
         }
         lines.append("")
@@ -46,6 +50,16 @@ enum TextReport {
             lines.append(line)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// "; not measured 4.1 s: too noisy 2.0 s, too far 1.5 s, onsets and short gaps 0.6 s" (the
+    /// reasons given for at least 0.05 s, the longest first).
+    static func unmeasured(_ u: UnmeasuredTime) -> String {
+        guard u.total > 0 else { return "" }
+        let shown = u.reasons.filter { u.time($0) >= 0.05 }
+        let unnamed = u.total - shown.reduce(0) { $0 + u.time($1) }
+        let parts = shown.map { "\($0.words) \(fixed(u.time($0), 1)) s" } + (unnamed >= 0.05 ? ["onsets and short gaps \(fixed(unnamed, 1)) s"] : [])
+        return "; not measured \(fixed(u.total, 1)) s: " + parts.joined(separator: ", ")
     }
 
     /// `m:ss.s` for times in a session.

@@ -47,12 +47,12 @@ final class HistoryStoreTests: XCTestCase {
     func testMigrationsAreNamedAndReopeningKeepsData() throws {
         let path = (try temporaryFolder() as NSString).appendingPathComponent("a/b/history.sqlite")
         let store = try HistoryStore(path: path)
-        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set"])
+        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check"])
         let id = try record(into: store)
         let reopened = try HistoryStore(path: path)
-        XCTAssertEqual(try reopened.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set"])
+        XCTAssertEqual(try reopened.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check"])
         XCTAssertEqual(try reopened.sessions().map(\.id), [id])
-        XCTAssertEqual(try HistoryStore().appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set"])
+        XCTAssertEqual(try HistoryStore().appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check"])
     }
 
     /// The history holds health data: the folder it creates, the database and its WAL files are
@@ -136,7 +136,7 @@ final class HistoryStoreTests: XCTestCase {
         let settings = try XCTUnwrap(object["settings"] as? [String: Any])
         XCTAssertEqual(Set(settings.keys), [
             "file", "format", "sample_rate", "device", "target", "frame_interval_s", "latency_s", "set_pause_s",
-            "tracker", "detector", "warnings",
+            "tracker", "detector", "signal", "warnings",
         ])
         XCTAssertEqual(settings["sample_rate"] as? Double, 16000)
 

@@ -57,6 +57,32 @@ final class SessionAnalyzerTests: XCTestCase {
         }
     }
 
+    /// Each breath's time without a pitch is what its flutter share leaves, the session's adds
+    /// them up, and the reasons never exceed it. A clear session's frames carry no condition; the
+    /// same session cut flat at its exhalations' RMS is named clipped.
+    func testTheSignalCheckAccountsForTheTimeNotMeasured() throws {
+        let session = TestSession(sampleRate: 16000, sets: 1, breathsPerSet: 4)
+        let clear = try analyse(session.samples, sampleRate: 16000)
+        let report = try XCTUnwrap(clear.report)
+        XCTAssertEqual(report.breaths.count, 4)
+        for breath in report.breaths {
+            let unmeasured = try XCTUnwrap(breath.unmeasured)
+            XCTAssertEqual(unmeasured.total, (1 - breath.flutterShare) * breath.duration, accuracy: 0.011)
+            XCTAssertLessThanOrEqual(SignalProblem.allCases.reduce(0) { $0 + unmeasured.time($1) }, unmeasured.total + 1e-9)
+        }
+        let total = report.breaths.reduce(0) { $0 + ($1.unmeasured?.total ?? 0) }
+        XCTAssertEqual(try XCTUnwrap(report.summary.unmeasured).total, total, accuracy: 1e-9)
+        XCTAssertEqual(try XCTUnwrap(report.summary.flutterShare), 1 - total / report.summary.exhalationTime, accuracy: 0.01)
+        XCTAssertFalse(clear.frames.contains { $0.exhaling && $0.pitch != nil && $0.signal != nil }, "a clear flutter has no condition")
+
+        let exhaling = session.exhalations.flatMap { session.samples[Int($0.start * 16000)..<Int($0.end * 16000)] }
+        let limit = (exhaling.reduce(0) { $0 + $1 * $1 } / Float(exhaling.count)).squareRoot()
+        XCTAssertGreaterThan(limit, 0.0317, "above the clip meter's quietest peak")
+        let clipped = try analyse(session.samples.map { min(max($0, -limit), limit) }, sampleRate: 16000)
+        let breathFrames = clipped.frames.filter(\.exhaling)
+        XCTAssertGreaterThan(Double(breathFrames.filter { $0.signal == .clipped }.count), 0.8 * Double(breathFrames.count))
+    }
+
     func testFramesAndEventsAreTheSameWhateverTheChunkSplit() throws {
         let session = TestSession(sampleRate: 8000, sets: 1, breathsPerSet: 2)
         let whole = try analyse(session.samples, sampleRate: 8000)

@@ -21,7 +21,9 @@ final class AnalyzeTests: XCTestCase {
         for (number, row) in table.enumerated() {
             let columns = row.split(separator: " ")
             XCTAssertEqual(columns.first.map(String.init), "\(number + 1)")
-            XCTAssertEqual(columns.last?.last, "%")
+            XCTAssertEqual(columns[9].last, "%", "the share measured")
+            let reason = columns.dropFirst(10).joined(separator: " ")
+            XCTAssertTrue(reason.isEmpty || ["clipped", "too noisy", "too quiet", "too far", "band-limited", "no flutter"].contains(reason), row)
         }
         XCTAssertEqual(lines.filter { $0.hasPrefix("Set ") }.count, session.truth.setCount)
     }

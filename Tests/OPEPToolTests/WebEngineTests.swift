@@ -30,9 +30,11 @@ final class WebEngineTests: XCTestCase {
     private static let shippedEngine = root.appendingPathComponent("Sources/OPEPServer/Dashboard/opep-engine.wasm").path
 
     private struct Document: Decodable {
-        var breaths: [[String: Double]]
-        var sets: [[String: Double]]
+        var breaths: [Record]
+        var sets: [Record]
     }
+
+    private struct Record: Decodable {}
 
     func testTheWebAssemblyEngineGivesTheNativeFramesAndDocument() throws {
         _ = try requireTool("node")

@@ -43,6 +43,7 @@ enum AnalysisJSON {
             ("set_pause_s", .number(c.setPause)),
             ("tracker", tracker(c.tracker)),
             ("detector", detector(c.detector)),
+            ("signal", signal(c.signal)),
             ("warnings", .array([])),
         ])
     }
@@ -114,6 +115,28 @@ enum AnalysisJSON {
         ])
     }
 
+    static func signal(_ s: SignalCheck.Configuration) -> JSONValue {
+        .object([
+            ("patience", .number(s.patience)),
+            ("memory_time", .number(s.memoryTime)),
+            ("hold_time", .number(s.holdTime)),
+            ("measured_share", .number(s.measuredShare)),
+            ("clipped_share_limit", .number(s.clippedShareLimit)),
+            ("noisy_margin_db", .number(s.noisyMarginDB)),
+            ("quiet_room_dbfs", .number(s.quietRoomDBFS)),
+            ("shallow_modulation", .number(s.shallowModulation)),
+            ("narrow_band_rate", .number(s.narrowBandRate)),
+        ])
+    }
+
+    static func unmeasured(_ u: UnmeasuredTime) -> JSONValue {
+        var members: [(String, JSONValue?)] = [("total_s", .number(u.total))]
+        for problem in SignalProblem.allCases where u.time(problem) > 0 {
+            members.append((problem.rawValue + "_s", .number(u.time(problem))))
+        }
+        return .members(members)
+    }
+
     static func summary(_ s: SessionSummary) -> JSONValue {
         .members([
             ("duration_s", .number(s.duration)),
@@ -129,6 +152,8 @@ enum AnalysisJSON {
             }),
             ("exhalation_inhalation_ratio", .value(s.exhalationInhalationRatio)),
             ("inhalations_heard", .integer(s.inhalationsHeard)),
+            ("flutter_share", .value(s.flutterShare)),
+            ("unmeasured", s.unmeasured.map(unmeasured)),
         ])
     }
 
@@ -145,6 +170,7 @@ enum AnalysisJSON {
             ("mean_pitch_hz", .value(b.meanPitch)),
             ("share_in_target", .value(b.shareInTarget)),
             ("flutter_share", .number(b.flutterShare)),
+            ("unmeasured", b.unmeasured.map(unmeasured)),
         ])
     }
 

@@ -3,12 +3,13 @@
 // into the input buffer, calls `opep_process`, and reads the frames that became final.
 //
 // A frame is `WebSession.frameValues` doubles: time (s), pitch (Hz, NaN for none), pressure
-// (cmH2O, NaN), confidence, exhaling (0 or 1), zone (-1 none, 0 below, 1 in, 2 above), level (dB).
+// (cmH2O, NaN), confidence, exhaling (0 or 1), zone (-1 none, 0 below, 1 in, 2 above), level (dB),
+// the signal check's reason and its warning (-1 none, else the index in `SignalProblem.allCases`).
 // Events are `WebSession.eventValues` doubles (see `WebSession.append`); at the end the whole
 // analysis document is JSON text, as `opep analyze --format json` writes it.
 
 struct WebSession {
-    static let frameValues = 7
+    static let frameValues = 9
     static let eventValues = 8
 
     var run: AnalysisRun
@@ -68,6 +69,14 @@ struct WebSession {
         case .above: slot[5] = 2
         }
         slot[6] = frame.levelDB
+        slot[7] = index(of: frame.signal)
+        slot[8] = index(of: frame.warning)
+    }
+
+    /// `problem`'s index in `SignalProblem.allCases`, -1 for none.
+    private static func index(of problem: SignalProblem?) -> Double {
+        guard let problem, let index = SignalProblem.allCases.firstIndex(of: problem) else { return -1 }
+        return Double(index)
     }
 
     /// Adds `event` to the new events: kind (0 breath started, 1 breath ended, 2 huff cough,

@@ -67,6 +67,8 @@ public struct SessionAnalyzer {
     private var signalCheck: SignalCheck
     /// Half the audio a frame describes, in seconds.
     private let halfSpan: Double
+    /// The most samples the clip meter reads ahead of the tracker (0.5 s, well inside its memory).
+    private let sliceLength: Int
     private var pending: [SessionFrame]
     private var pendingCount = 0
     private var frameCount = 0
@@ -100,6 +102,7 @@ public struct SessionAnalyzer {
         signalCheck = try SignalCheck(
             configuration: configuration.signal, sampleRate: configuration.sampleRate, frameInterval: tracker.frameInterval)
         halfSpan = configuration.tracker.analysisDuration / 2
+        sliceLength = max(1, Int(configuration.sampleRate * ClipMeter.memoryTime / 4))
         let placeholder = SessionFrame(time: 0, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: 0)
         pending = [SessionFrame](repeating: placeholder, count: detector.decisionDelay + 1)
         latency = tracker.latency + Double(detector.decisionDelay) * tracker.frameInterval
@@ -133,10 +136,15 @@ public struct SessionAnalyzer {
     /// Analyses a chunk of mono samples, handing out every frame and event that became final.
     public mutating func process(_ samples: UnsafeBufferPointer<Float>, onOutput: (SessionOutput) -> Void) {
         sampleCount += samples.count
-        clips.process(samples)
         guard var running = tracker.take() else { return }
-        running.process(samples, analysingWhen: { shouldAnalyse(energy: $0) }) { frame in
-            accept(frame, onOutput: onOutput)
+        var start = 0
+        while start < samples.count {
+            let slice = UnsafeBufferPointer(rebasing: samples[start..<min(samples.count, start + sliceLength)])
+            clips.process(slice)
+            running.process(slice, analysingWhen: { shouldAnalyse(energy: $0) }) { frame in
+                accept(frame, onOutput: onOutput)
+            }
+            start += slice.count
         }
         tracker = running
     }
@@ -176,7 +184,9 @@ public struct SessionAnalyzer {
             duration: Double(sampleCount) / configuration.sampleRate, breathCount: breaths.count,
             setCount: sets.count, huffCoughCount: huffCoughs, exhalationTime: exhalationTime,
             meanBreathDuration: meanBreath, meanPressure: session.meanPressure, meanPitch: session.meanPitch,
-            zoneShares: session.zoneShares, exhalationInhalationRatio: ratio, inhalationsHeard: inhalationCount)
+            zoneShares: session.zoneShares, exhalationInhalationRatio: ratio, inhalationsHeard: inhalationCount,
+            flutterShare: breaths.isEmpty ? nil : session.flutterShare,
+            unmeasured: breaths.isEmpty ? nil : session.unmeasured.time(frameInterval: frameInterval))
         return SessionReport(summary: summary, breaths: breaths, sets: sets)
     }
 
@@ -300,7 +310,8 @@ public struct SessionAnalyzer {
             index: breaths.count + 1, set: sets.count + 1, start: open.start, end: open.lastTime + frameInterval / 2,
             duration: open.lastTime + frameInterval / 2 - open.start, meanPressure: s.meanPressure,
             minPressure: s.lowestPressure, maxPressure: s.highestPressure, meanPitch: s.meanPitch,
-            shareInTarget: s.zoneShares?.within, flutterShare: s.flutterShare)
+            shareInTarget: s.zoneShares?.within, flutterShare: s.flutterShare,
+            unmeasured: s.unmeasured.time(frameInterval: frameInterval))
         breaths.append(record)
         setBreaths.append(record)
         setStatistics.add(s)

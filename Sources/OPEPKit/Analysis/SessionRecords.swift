@@ -27,7 +27,62 @@ public struct Breath: Sendable, Hashable {
     public var shareInTarget: Double?
     /// Share of the breath's time with a flutter pitch.
     public var flutterShare: Double
+    /// The breath's time without a pitch and the signal check's reasons for it (nil in
+    /// documents written before the check).
+    public var unmeasured: UnmeasuredTime?
 
+}
+
+/// Time of exhalation without a measured flutter, and the reasons the ``SignalCheck`` gave for
+/// it, in seconds; what has no reason was a gap too short for the check to judge, or lay outside
+/// the sound it heard.
+public struct UnmeasuredTime: Sendable, Hashable {
+    public var total: Double
+    public var clipped: Double
+    public var tooNoisy: Double
+    public var tooQuiet: Double
+    public var tooFar: Double
+    public var bandLimited: Double
+    public var noFlutter: Double
+
+    public init(
+        total: Double = 0, clipped: Double = 0, tooNoisy: Double = 0, tooQuiet: Double = 0, tooFar: Double = 0,
+        bandLimited: Double = 0, noFlutter: Double = 0
+    ) {
+        self.total = total
+        self.clipped = clipped
+        self.tooNoisy = tooNoisy
+        self.tooQuiet = tooQuiet
+        self.tooFar = tooFar
+        self.bandLimited = bandLimited
+        self.noFlutter = noFlutter
+    }
+
+    /// The time given `problem` as its reason.
+    public func time(_ problem: SignalProblem) -> Double {
+        switch problem {
+        case .clipped: clipped
+        case .tooNoisy: tooNoisy
+        case .tooQuiet: tooQuiet
+        case .tooFar: tooFar
+        case .bandLimited: bandLimited
+        case .noFlutter: noFlutter
+        }
+    }
+
+    /// The reasons given, the longest first (ties in the order of ``SignalProblem``).
+    public var reasons: [SignalProblem] {
+        var given: [SignalProblem] = []
+        for problem in SignalProblem.allCases where time(problem) > 0 { given.append(problem) }
+        for i in given.indices.dropFirst() {
+            var j = i
+            while j > 0, time(given[j]) > time(given[j - 1]) {
+                given.swapAt(j, j - 1)
+                j -= 1
+            }
+        }
+        return given
+    }
 }
 
 /// A set: breaths in a row, closed by huff coughs or a long pause.
@@ -68,6 +123,12 @@ public struct SessionSummary: Sendable, Hashable {
     public var exhalationInhalationRatio: Double?
     /// Inhalations heard (quiet breathing is often inaudible).
     public var inhalationsHeard: Int
+    /// Share of the exhalation time with a flutter pitch (nil without breaths, and in documents
+    /// written before it was recorded).
+    public var flutterShare: Double?
+    /// The exhalation time without a pitch and the signal check's reasons for it (nil in
+    /// documents written before the check).
+    public var unmeasured: UnmeasuredTime?
 
 }
 
@@ -88,6 +149,36 @@ extension Breath: Codable {
         case index, set, start = "start_s", end = "end_s", duration = "duration_s"
         case meanPressure = "mean_pressure_cmh2o", minPressure = "min_pressure_cmh2o", maxPressure = "max_pressure_cmh2o"
         case meanPitch = "mean_pitch_hz", shareInTarget = "share_in_target", flutterShare = "flutter_share"
+        case unmeasured
+    }
+}
+extension UnmeasuredTime: Codable {
+    enum CodingKeys: String, CodingKey {
+        case total = "total_s", clipped = "clipped_s", tooNoisy = "too_noisy_s", tooQuiet = "too_quiet_s"
+        case tooFar = "too_far_s", bandLimited = "band_limited_s", noFlutter = "no_flutter_s"
+    }
+
+    /// Writes the total and the reasons given (a reason not given is left out).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(total, forKey: .total)
+        for (value, key) in [(clipped, CodingKeys.clipped), (tooNoisy, .tooNoisy), (tooQuiet, .tooQuiet), (tooFar, .tooFar),
+                             (bandLimited, .bandLimited), (noFlutter, .noFlutter)] where value > 0 {
+            try c.encode(value, forKey: key)
+        }
+    }
+
+    /// Reads tolerantly: what is missing is 0.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        try c.update(&total, from: .total)
+        try c.update(&clipped, from: .clipped)
+        try c.update(&tooNoisy, from: .tooNoisy)
+        try c.update(&tooQuiet, from: .tooQuiet)
+        try c.update(&tooFar, from: .tooFar)
+        try c.update(&bandLimited, from: .bandLimited)
+        try c.update(&noFlutter, from: .noFlutter)
     }
 }
 extension TherapySet: Codable {
@@ -102,6 +193,7 @@ extension SessionSummary: Codable {
         case exhalationTime = "exhalation_time_s", meanBreathDuration = "mean_breath_duration_s"
         case meanPressure = "mean_pressure_cmh2o", meanPitch = "mean_pitch_hz", zoneShares = "time_share"
         case exhalationInhalationRatio = "exhalation_inhalation_ratio", inhalationsHeard = "inhalations_heard"
+        case flutterShare = "flutter_share", unmeasured
     }
 
     /// Decodes a stored summary tolerantly: a count missing from it (stored before it existed)
@@ -119,6 +211,8 @@ extension SessionSummary: Codable {
         zoneShares = try c.decodeIfPresent(ZoneShares.self, forKey: .zoneShares)
         exhalationInhalationRatio = try c.decodeIfPresent(Double.self, forKey: .exhalationInhalationRatio)
         inhalationsHeard = try c.decodeIfPresent(Int.self, forKey: .inhalationsHeard) ?? 0
+        flutterShare = try c.decodeIfPresent(Double.self, forKey: .flutterShare)
+        unmeasured = try c.decodeIfPresent(UnmeasuredTime.self, forKey: .unmeasured)
     }
 }
 extension SessionReport: Codable {}

@@ -16,6 +16,30 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
     /// The sound is clear and well modulated, yet no flutter in the device's band: a breath or
     /// a sound not through the device.
     case noFlutter = "no_flutter"
+
+    /// The reason in a few words, for reports ("too noisy").
+    public var words: String {
+        switch self {
+        case .clipped: "clipped"
+        case .tooNoisy: "too noisy"
+        case .tooQuiet: "too quiet"
+        case .tooFar: "too far"
+        case .bandLimited: "band-limited"
+        case .noFlutter: "no flutter"
+        }
+    }
+
+    /// What the patient should do, in one short sentence.
+    public var advice: String {
+        switch self {
+        case .clipped: "The sound is distorted: lower the microphone gain or move the phone a little away."
+        case .tooNoisy: "Too much noise around: turn the TV or music down, or move somewhere quieter."
+        case .tooQuiet: "The breath is too faint: move the phone to 20-50 cm from the device."
+        case .tooFar: "The flutter is too weak: move the phone to 20-50 cm from the device."
+        case .bandLimited: "This recording's sound is too narrow: record at 16 kHz or more."
+        case .noFlutter: "No flutter heard: breathe out through the device."
+        }
+    }
 }
 
 /// Names the reason whenever a sound goes on without a measured flutter, with the measure
@@ -25,7 +49,9 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// floor (``ExhalationDetector``), whether a sound is going on and whether it has a pitch, the
 /// tracker's modulation depth and the share of clipped samples (``ClipMeter``). While a sound
 /// goes on, these are averaged with a memory of `memoryTime` (default 1 s), restarting with each
-/// sound. Every frame of a sound without a pitch gets a *reason*, the first that applies:
+/// sound (a plain mean over its first `memoryTime`). Every frame of a sound without a pitch, once
+/// the sound has gone on for `patience` (below) or after its first pitch, gets a *reason*, the
+/// first that applies:
 /// 1. ``SignalProblem/clipped`` when at least `clippedShareLimit` (default 2 %) of the samples
 ///    are held at their peak (a breath clipped 6 dB above its RMS holds about 5 % there);
 /// 2. a signal-to-noise ratio, breath over floor, under `noisyMarginDB` (default 15 dB):
@@ -165,20 +191,19 @@ public struct SignalCheck {
             }
             return Verdict(reason: nil, warning: warning)
         }
-        let floor = observation.floorDB ?? observation.levelDB
-        if wasSounding {
-            means.level += mix * (observation.levelDB - means.level)
-            means.floor += mix * (floor - means.floor)
-            means.modulation += mix * (observation.modulation - means.modulation)
-            means.clipped += mix * (observation.clippedShare - means.clipped)
-        } else {
-            means = (observation.levelDB, floor, observation.modulation, observation.clippedShare)
+        if !wasSounding {
             soundFrames = 0
             flutterFrames = 0
             measured = 1
         }
         wasSounding = true
         soundFrames += 1
+        let floor = observation.floorDB ?? observation.levelDB
+        let weight = max(mix, 1 / Double(soundFrames))
+        means.level += weight * (observation.levelDB - means.level)
+        means.floor += weight * (floor - means.floor)
+        means.modulation += weight * (observation.modulation - means.modulation)
+        means.clipped += weight * (observation.clippedShare - means.clipped)
         if flutterFrames > 0 || observation.pitched {
             flutterFrames += 1
             measured += mix * ((observation.pitched ? 1 : 0) - measured)
@@ -186,9 +211,10 @@ public struct SignalCheck {
         let unmeasured = flutterFrames == 0
             ? soundFrames > patienceFrames
             : flutterFrames > patienceFrames && measured < configuration.measuredShare
-        let reason = observation.pitched ? nil : cause()
+        let waiting = flutterFrames == 0 && soundFrames <= patienceFrames
+        let reason = condition() ?? (observation.pitched || waiting ? nil : Finding(problem: .noFlutter, measure: means.modulation))
         if unmeasured {
-            warning = reason ?? cause()
+            warning = reason ?? Finding(problem: .noFlutter, measure: means.modulation)
             sinceCause = 0
         } else if flutterFrames > 0, measured >= configuration.measuredShare {
             warning = nil
@@ -202,8 +228,8 @@ public struct SignalCheck {
         return 10 * logarithm10(max(excess, 1e-6))
     }
 
-    /// The first cause that applies to the sound as it is now.
-    private func cause() -> Finding {
+    /// The first condition that keeps the sound as it is now from being measured well, if any.
+    private func condition() -> Finding? {
         let c = configuration
         if means.clipped >= c.clippedShareLimit { return Finding(problem: .clipped, measure: means.clipped) }
         let ratio = Self.signalToNoise(levelDB: means.level, floorDB: means.floor)
@@ -212,7 +238,7 @@ public struct SignalCheck {
         }
         if means.modulation < c.shallowModulation { return Finding(problem: .tooFar, measure: means.modulation) }
         if sampleRate < c.narrowBandRate { return Finding(problem: .bandLimited, measure: sampleRate) }
-        return Finding(problem: .noFlutter, measure: means.modulation)
+        return nil
     }
 }
 

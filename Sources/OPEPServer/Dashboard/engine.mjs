@@ -1,9 +1,11 @@
 // The Swift engine compiled to WebAssembly (scripts/build-web.sh), for the page and for Node.
 // It needs no imports; one OPEPEngine drives one instance, one session at a time.
 
-const FRAME_VALUES = 7;
+const FRAME_VALUES = 9;
 const EVENT_VALUES = 8;
 const ZONES = [null, "below", "in", "above"];
+// SignalProblem.allCases, after "none".
+const SIGNALS = [null, "clipped", "too_noisy", "too_quiet", "too_far", "band_limited", "no_flutter"];
 const EVENT_KINDS = ["breath_started", "breath_ended", "huff_cough", "set_ended"];
 const TEXT_KINDS = { device: 0, file: 1, format: 2, recordedAt: 3 };
 
@@ -111,6 +113,7 @@ function frame(v) {
   return {
     time_s: v[0], pitch_hz: nullable(v[1]), pressure_cmh2o: nullable(v[2]), confidence: v[3],
     exhaling: v[4] === 1, zone: ZONES[v[5] + 1], level_db: v[6],
+    signal: SIGNALS[v[7] + 1], warning: SIGNALS[v[8] + 1],
   };
 }
 

@@ -99,6 +99,9 @@ private func flag(_ field: Substring) throws -> Bool {
 }
 
 /// One row of `opep analyze --format csv`: `time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db`.
+/// The signal check's reasons as the frame CSV names them.
+let signalReasons = ["clipped", "too_noisy", "too_quiet", "too_far", "band_limited", "no_flutter"]
+
 struct FrameRow {
     var time: Double
     var pitch: Double?
@@ -107,12 +110,17 @@ struct FrameRow {
     var exhaling: Bool
     /// `below`, `in` or `above` the target; empty without a pressure.
     var zone: String
+    /// The signal check's reason, empty for none.
+    var signal: String
 
     static func parse(_ text: String) throws -> [FrameRow] {
-        try csvRows(text, columns: 7).map { fields in
-            FrameRow(
+        try csvRows(text, columns: 8).map { fields in
+            guard fields[7].isEmpty || signalReasons.contains(String(fields[7])) else {
+                throw MalformedCSV(description: "not a signal check reason: '\(fields[7])'")
+            }
+            return FrameRow(
                 time: try number(fields[0]), pitch: try optionalNumber(fields[1]), pressure: try optionalNumber(fields[2]),
-                confidence: try number(fields[3]), exhaling: try flag(fields[4]), zone: String(fields[5]))
+                confidence: try number(fields[3]), exhaling: try flag(fields[4]), zone: String(fields[5]), signal: String(fields[7]))
         }
     }
 }
