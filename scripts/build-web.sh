@@ -22,7 +22,7 @@ mkdir -p "$work"
 swiftc -target wasm32-unknown-none-wasm -enable-experimental-feature Embedded -enable-experimental-feature Extern \
     -wmo -O -parse-as-library -Xfrontend -disable-stack-protector -Xcc -msimd128 -Xllvm -mattr=+simd128 -module-name OPEPKit \
     $(find Sources/OPEPKit Web/Engine -name '*.swift' | LC_ALL=C sort) -c -o "$work/engine.o"
-exports=(opep_start opep_input opep_process opep_frames opep_live opep_events opep_event_count opep_finish opep_snapshot opep_document opep_document_length opep_text opep_set_text)
+exports=(opep_start opep_input opep_process opep_frames opep_live opep_events opep_event_count opep_finish opep_snapshot opep_document opep_document_length opep_text opep_set_text opep_advice)
 wasm-ld --no-entry --gc-sections --strip-all ${exports[@]/#/--export=} \
     "$work/engine.o" "$libc/libc.a" "$libc/libm.a" "$builtins" -o "$out"
 if $check; then

@@ -366,10 +366,13 @@ public struct LiveSession {
         lastLiveSent = now
         liveIsNew = false
         let zone = frame.zone.map { "\"\($0.rawValue)\"" } ?? "null"
+        let warning = frame.warning.map { "\"\($0.rawValue)\"" } ?? "null"
+        let advice = frame.warning.map { Self.encode($0.advice.description) } ?? "null"
         outbox.append(
             "{\"type\":\"live\",\"t\":\(Self.number(frame.time, 3)),\"seq\":\(newestLiveSequence),\"pitch_hz\":\(Self.number(frame.pitch, 2)),"
                 + "\"pressure_cmh2o\":\(Self.number(frame.pressure, 2)),\"zone\":\(zone),\"exhaling\":\(frame.exhaling),"
-                + "\"confidence\":\(Self.number(frame.confidence, 3)),\"level_db\":\(Self.number(frame.levelDB, 1))}")
+                + "\"confidence\":\(Self.number(frame.confidence, 3)),\"level_db\":\(Self.number(frame.levelDB, 1)),"
+                + "\"warning\":\(warning),\"advice\":\(advice)}")
     }
 
     private mutating func sendStatus() {

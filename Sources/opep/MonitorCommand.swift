@@ -143,7 +143,8 @@ final class Interruption: @unchecked Sendable {
     }
 }
 
-/// The one-line live gauge: pressure with the target band, zone, pitch, breath and set counts.
+/// The one-line live gauge: pressure with the target band, zone, pitch, breath and set counts,
+/// and the signal check's advice while its warning stands.
 struct TerminalGauge {
     let target: TargetRange
     let breathsPerSet: Int
@@ -210,6 +211,7 @@ struct TerminalGauge {
         let pitch = frame.pitch.map { fixed($0, 1).leftPad(4) + " Hz" } ?? "   - Hz"
         var line = "\r\(pressure) [\(String(bar))] \(zone) \(pitch)  breath \(breathInSet)/\(breathsPerSet)  set \(sets)  \(TextReport.clock(frame.time))"
         if huffCue { line += "  " + paint("huff cough now", 1) }
+        if let warning = frame.warning { line += "  " + paint(warning.advice.description, 33) }
         FileHandle.standardOutput.write(Data((line + "\u{1B}[K").utf8))
     }
 

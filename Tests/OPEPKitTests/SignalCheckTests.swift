@@ -137,6 +137,15 @@ final class SignalCheckTests: XCTestCase {
         XCTAssertNil(back.last?.warning)
     }
 
+    /// A clipped sound is warned about after the patience even while its flutter is measured.
+    func testClippingIsWarnedAboutWhileMeasured() throws {
+        var check = try check()
+        let verdicts = run(&check, 2, sound(pitched: true, clipped: 0.3))
+        XCTAssertEqual(verdicts.firstIndex { $0.warning != nil }, 120)
+        XCTAssertEqual(verdicts.last?.warning?.problem, .clipped)
+        XCTAssertEqual(verdicts.last?.reason?.problem, .clipped, "a condition, pitch or not")
+    }
+
     /// The measures restart with each sound: a clipped sound does not taint the next one.
     func testEachSoundStartsAfresh() throws {
         var check = try check()

@@ -151,7 +151,12 @@ final class LiveTests: XCTestCase {
         XCTAssertEqual(seqs, seqs.sorted())
         XCTAssertTrue(live.contains { $0["pitch_hz"] is Double && $0["zone"] is String }, "some live frame hears the flutter")
         for frame in live {
-            XCTAssertEqual(Set(frame.keys), ["type", "t", "seq", "pitch_hz", "pressure_cmh2o", "zone", "exhaling", "confidence", "level_db"])
+            XCTAssertEqual(Set(frame.keys), [
+                "type", "t", "seq", "pitch_hz", "pressure_cmh2o", "zone", "exhaling", "confidence", "level_db", "warning", "advice",
+            ])
+            let warning = (frame["warning"] as? String).flatMap(SignalProblem.init(rawValue:))
+            XCTAssertEqual(frame["advice"] as? String, warning.map { $0.advice.description }, "the advice is the warning's sentence")
+            XCTAssertEqual(frame["warning"] is NSNull, frame["advice"] is NSNull)
         }
 
         let events = collected.filter { $0["type"] as? String == "event" }

@@ -234,6 +234,14 @@ public func opepProcess(count: Int32) -> Int32 {
     return Int32(session!.process(count: Int(count)))
 }
 
+/// The sentence for the patient for the signal check's reason `index` (its place in
+/// `SignalProblem.allCases`), NUL-terminated UTF-8; nil for an index out of range.
+@_cdecl("opep_advice")
+public func opepAdvice(_ index: Int32) -> UnsafePointer<UInt8>? {
+    guard index >= 0, Int(index) < SignalProblem.allCases.count else { return nil }
+    return SignalProblem.allCases[Int(index)].advice.utf8Start
+}
+
 /// The frames the last `opep_process` or `opep_finish` wrote.
 @_cdecl("opep_frames")
 public func opepFrames() -> UnsafeMutablePointer<Double>? { session?.frames }

@@ -29,8 +29,9 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// What the patient should do, in one short sentence.
-    public var advice: String {
+    /// What the patient should do, in one short sentence (static, so that the page's engine can
+    /// hand it out as C text).
+    public var advice: StaticString {
         switch self {
         case .clipped: "The sound is distorted: lower the microphone gain or move the phone a little away."
         case .tooNoisy: "Too much noise around: turn the TV or music down, or move somewhere quieter."
@@ -67,7 +68,9 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// breath's sound starts up to 0.6 s before the rocker opens, and the tracker reports its
 /// flutter 0.3-0.5 s later) without a pitch, or once its flutter has been followed that long and
 /// a pitch was reported in under `measuredShare` (default 60 %) of its recent frames (with the
-/// same memory). It clears once the flutter is measured again; when the sound ends, it is held
+/// same memory); for clipping, as soon as a sound has been clipped that long, measured or not (the
+/// pressure read from a distorted sound is less sure, and the remedy is plain). It clears once the
+/// flutter is measured again (clipping: once the sound is no longer clipped); when the sound ends, it is held
 /// `holdTime` (default 1 s), so that a sentence on a screen does not flicker between sounds. No
 /// allocation; one frame at a time.
 public struct SignalCheck {
@@ -213,7 +216,8 @@ public struct SignalCheck {
             : flutterFrames > patienceFrames && measured < configuration.measuredShare
         let waiting = flutterFrames == 0 && soundFrames <= patienceFrames
         let reason = condition() ?? (observation.pitched || waiting ? nil : Finding(problem: .noFlutter, measure: means.modulation))
-        if unmeasured {
+        let clipping = soundFrames > patienceFrames && reason?.problem == .clipped
+        if unmeasured || clipping {
             warning = reason ?? Finding(problem: .noFlutter, measure: means.modulation)
             sinceCause = 0
         } else if flutterFrames > 0, measured >= configuration.measuredShare {

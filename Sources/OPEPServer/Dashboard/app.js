@@ -122,6 +122,15 @@ function showHuffCue(detail) {
 }
 
 /** Shows or hides the "Not hearing the device" box; `silent` when the microphone hears nothing at all. */
+/** The signal check's warning (`kind` a reason of docs/live-protocol.md, null when none stands). */
+function showSignal(kind, advice) {
+  const box = $('signal-advice');
+  if ((box.dataset.kind || '') === (kind ?? '')) return;
+  box.dataset.kind = kind ?? '';
+  box.hidden = kind === null;
+  box.textContent = kind === null ? '' : advice;
+}
+
 function showNotHearing(show, silent = false) {
   const box = $('not-hearing');
   const kind = show ? (silent ? 'silent' : 'far') : '';
@@ -351,6 +360,7 @@ function onLive(s, msg) {
     showPressure(null, null, null, msg.exhaling);
   }
   showLevel(msg.level_db);
+  showSignal(typeof msg.warning === 'string' ? msg.warning : null, typeof msg.advice === 'string' ? msg.advice : '');
   if (typeof msg.t === 'number') {
     s.live.push([msg.t, pressure, msg.exhaling ? 1 : 0]);
     s.lastLiveT = msg.t;

@@ -94,7 +94,8 @@ function onChunk(buffer) {
     s.newest = result.live;
     const f = result.live;
     send({ type: 'live', t: round(f.time_s, 3), seq: sequence, pitch_hz: round(f.pitch_hz, 2), pressure_cmh2o: round(f.pressure_cmh2o, 2),
-      zone: f.zone, exhaling: f.exhaling, confidence: round(f.confidence, 3), level_db: round(f.level_db, 1) });
+      zone: f.zone, exhaling: f.exhaling, confidence: round(f.confidence, 3), level_db: round(f.level_db, 1),
+      warning: f.warning, advice: f.warning ? engine.advice[f.warning] : null });
   }
   const elapsed = s.samples / s.rate;
   const breathEnded = result.events.some((ev) => ev.kind === 'breath_ended' || ev.kind === 'set_ended');

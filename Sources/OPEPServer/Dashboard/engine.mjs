@@ -19,6 +19,15 @@ export class OPEPEngine {
   constructor(exports) {
     this.wasm = exports;
     this.capacity = 0;
+    this.advice = Object.fromEntries(SIGNALS.slice(1).map((name, index) => [name, this.#cText(this.wasm.opep_advice(index))]));
+  }
+
+  /** The NUL-terminated UTF-8 text at `pointer` in the engine's memory. */
+  #cText(pointer) {
+    const memory = new Uint8Array(this.wasm.memory.buffer);
+    let end = pointer;
+    while (memory[end] !== 0) end += 1;
+    return new TextDecoder().decode(memory.subarray(pointer, end));
   }
 
   /**
