@@ -5,11 +5,12 @@ Plays a simulated session (44.1 kHz, the rate of Chromium's audio here, so that 
 reaches the engine as it is) clipped at eight times its gain, and one with speech as loud as the
 device, to headless Chromium as its microphone, on the page served by `opep serve`, once with the
 server's engine (`?engine=server`, the /live protocol) and once with the engine in the page (the
-phone coach's WebAssembly worker). Checks that the page shows the check's sentence for the cause:
+phone coach's WebAssembly worker), in Chromium emulating a phone held upright (360 x 740). Checks that the page shows the check's sentence for the cause:
 for the clipped recording no later than 2 s after the first breath through the device begins,
 counting from the click on Start (so the browser's own start-up counts against it); for the noisy
 one, that it comes at all (the tracker still measures these breaths under the speech, so the
-sentence comes with the speech between them; its delay is printed).
+sentence comes with the speech between them; its delay is printed); and that the gauge, the
+pressure and the sentence are on the screen without scrolling when it comes.
 
     Tests/Browser/signal_check.py [--opep .build/debug/opep]
 
@@ -17,7 +18,8 @@ Needs Debian's chromium, chromium-driver and sox (.ci/run installs them). Exits 
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile, time
 
-from dashboard_e2e import WebDriver, free_port, wait, _reachable
+from dashboard_e2e import free_port, wait, _reachable
+from offline_coach import PhoneDriver
 
 CASES = [
     # (name, what the sentence must say, the latest it may come after the first breath begins
@@ -80,8 +82,8 @@ def main():
 
 def sentence_delay(driver_port, url, wav, words):
     """Seconds from the click on Start until the page shows a sentence containing `words`."""
-    driver = WebDriver(driver_port, [
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=360,740",
+    driver = PhoneDriver(driver_port, [
+        "--headless=new", "--no-sandbox", "--disable-gpu",
         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
         f"--use-file-for-fake-audio-capture={wav}", "--autoplay-policy=no-user-gesture-required",
     ])
@@ -97,7 +99,15 @@ def sentence_delay(driver_port, url, wav, words):
                 said.append(text)
             return words in (text or "")
         wait(f"a sentence about '{words}' (seen: {said})", shown, 30)
-        return time.monotonic() - start
+        delay = time.monotonic() - start
+        outside = driver.script("""
+            return ['#gauge', '#pressure', '#signal-advice', '#not-hearing'].map((css) => {
+              const r = document.querySelector(css).getBoundingClientRect();
+              return `${css} ${Math.round(r.top)}-${Math.round(r.bottom)}`;
+            }).concat([`screen ${window.innerHeight}`]);""")
+        bottoms = [int(place.split("-")[-1]) for place in outside[:3]]
+        assert max(bottoms) <= int(outside[-1].split()[-1]), f"{words}: on a phone held upright (360 x 740) not all on the screen: {outside}"
+        return delay
     finally:
         driver.quit()
 
