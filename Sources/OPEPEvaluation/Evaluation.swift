@@ -75,10 +75,9 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var plainExhalationBreaths: Int
     public var setsTrue: Int
     public var setsFound: Int
-    /// Seconds of the scored flutter time (the frames of ``coverage``) without a pitch, and the
-    /// seconds of it for which the signal check gave each reason, by its name.
-    public var unmeasuredFlutter: Double = 0
-    public var signalReasons: [String: Double] = [:]
+    /// The scored flutter time (the frames of ``coverage``) without a pitch, and the seconds of it
+    /// for which the signal check gave each reason.
+    public var unmeasuredFlutter = UnmeasuredTime()
     /// Seconds of the scored flutter time in which the signal check warned, by the reason given.
     public var warningsDuringFlutter: [String: Double] = [:]
     /// Seconds outside true exhalations in which the signal check warned, by the reason given.
@@ -180,8 +179,7 @@ public enum Evaluator {
             plainExhalations: truth.plainExhalations.count,
             plainExhalationBreaths: report.breaths.filter { b in truth.plainExhalations.contains { $0.start < b.end && b.start < $0.end } }.count,
             setsTrue: Set(truth.breaths.map(\.set)).count, setsFound: report.sets.count,
-            unmeasuredFlutter: score.unmeasuredFlutter, signalReasons: score.signalReasons,
-            warningsDuringFlutter: score.warningsDuringFlutter, warningsOutside: score.warningsOutside, misses: [])
+            unmeasuredFlutter: score.unmeasuredFlutter, warningsDuringFlutter: score.warningsDuringFlutter, warningsOutside: score.warningsOutside, misses: [])
         result.misses = misses(result, targets: targets)
         return result
     }
@@ -292,8 +290,7 @@ struct FrameScore {
     private var outsideFrames = 0
     private var outsideWithPitch = 0
     /// The signal check during the scored flutter and outside (see ``EvaluationResult``).
-    private(set) var unmeasuredFlutter = 0.0
-    private(set) var signalReasons: [String: Double] = [:]
+    private(set) var unmeasuredFlutter = UnmeasuredTime()
     private(set) var warningsDuringFlutter: [String: Double] = [:]
     private(set) var warningsOutside: [String: Double] = [:]
     /// Per breath heard live: its first pitched live frame's time less the flutter's start.
@@ -320,10 +317,7 @@ struct FrameScore {
         else { return }
         flutterFrames += 1
         if let warning = frame.warning { warningsDuringFlutter[warning.rawValue, default: 0] += frameInterval }
-        if frame.pitch == nil {
-            unmeasuredFlutter += frameInterval
-            if let signal = frame.signal { signalReasons[signal.rawValue, default: 0] += frameInterval }
-        }
+        if frame.pitch == nil { unmeasuredFlutter.add(frameInterval, reason: frame.signal) }
         guard let pitch = frame.pitch else { return }
         let error = abs(pitch - truePitch)
         errors.append(error)

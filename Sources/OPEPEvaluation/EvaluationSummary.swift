@@ -71,7 +71,7 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
             (a.misses.count, -a.coverage) < (b.misses.count, -b.coverage)
         }?.name
         let under = results.filter { $0.coverage < EvaluationTargets().coverage }
-        let named = under.map { r in r.signalReasons.values.reduce(0, +) / max(r.unmeasuredFlutter, 1e-9) }
+        let named = under.map { $0.unmeasuredFlutter.named / max($0.unmeasuredFlutter.total, 1e-9) }
         underCoverage = under.count
         underCoverageNamed = named.filter { $0 > 0 }.count
         underCoverageMostlyNamed = named.filter { $0 >= 0.5 }.count

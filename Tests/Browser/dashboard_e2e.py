@@ -137,12 +137,17 @@ def main():
         if driver:
             driver.quit()
         for process in processes:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop(process)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def stop(process):
+    """Ends a process started for a test: asks, then kills it after 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
 
 
 def _reachable(url):

@@ -18,7 +18,7 @@ Needs Debian's chromium, chromium-driver and sox (.ci/run installs them). Exits 
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile, time
 
-from dashboard_e2e import free_port, wait, _reachable
+from dashboard_e2e import free_port, stop, wait, _reachable
 from offline_coach import PhoneDriver
 
 CASES = [
@@ -72,11 +72,7 @@ def main():
     finally:
         for process in (chromedriver, server):
             if process:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+                stop(process)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -7,12 +7,13 @@ struct FlutterStatistics {
     private var minPressure = Double.infinity
     private var maxPressure = -Double.infinity
     private var zoneCounts = (below: 0, within: 0, above: 0)
-    /// Frames without a pitch, by the signal check's reason.
-    private(set) var unmeasured = ReasonCounts()
+    /// Frames without a pitch, by the signal check's reason, each counted as 1 (see
+    /// ``UnmeasuredTime/scaled(by:)``).
+    private(set) var unmeasuredFrames = UnmeasuredTime()
 
     mutating func add(_ frame: SessionFrame) {
         frames += 1
-        if frame.pitch == nil { unmeasured.add(frame.signal) }
+        if frame.pitch == nil { unmeasuredFrames.add(1, reason: frame.signal) }
         guard let pitch = frame.pitch, let pressure = frame.pressure, let zone = frame.zone else { return }
         pitchedFrames += 1
         pitchSum += pitch
@@ -36,7 +37,7 @@ struct FlutterStatistics {
         zoneCounts.below += other.zoneCounts.below
         zoneCounts.within += other.zoneCounts.within
         zoneCounts.above += other.zoneCounts.above
-        unmeasured.add(other.unmeasured)
+        unmeasuredFrames.add(other.unmeasuredFrames)
     }
 
     private var hasFlutter: Bool { pitchedFrames > 0 }
@@ -49,39 +50,5 @@ struct FlutterStatistics {
         guard hasFlutter else { return nil }
         let n = Double(pitchedFrames)
         return ZoneShares(below: Double(zoneCounts.below) / n, within: Double(zoneCounts.within) / n, above: Double(zoneCounts.above) / n)
-    }
-}
-
-/// Frames without a pitch, in all and by the reason the ``SignalCheck`` gave.
-struct ReasonCounts {
-    private(set) var total = 0
-    private var counts = (0, 0, 0, 0, 0, 0)
-
-    mutating func add(_ reason: SignalProblem?) {
-        total += 1
-        switch reason {
-        case .clipped: counts.0 += 1
-        case .tooNoisy: counts.1 += 1
-        case .tooQuiet: counts.2 += 1
-        case .tooFar: counts.3 += 1
-        case .bandLimited: counts.4 += 1
-        case .noFlutter: counts.5 += 1
-        case nil: break
-        }
-    }
-
-    mutating func add(_ other: ReasonCounts) {
-        total += other.total
-        counts = (
-            counts.0 + other.counts.0, counts.1 + other.counts.1, counts.2 + other.counts.2, counts.3 + other.counts.3,
-            counts.4 + other.counts.4, counts.5 + other.counts.5)
-    }
-
-    /// The counts as time, for frames `frameInterval` seconds apart.
-    func time(frameInterval: Double) -> UnmeasuredTime {
-        let t = { (count: Int) in Double(count) * frameInterval }
-        return UnmeasuredTime(
-            total: t(total), clipped: t(counts.0), tooNoisy: t(counts.1), tooQuiet: t(counts.2), tooFar: t(counts.3),
-            bandLimited: t(counts.4), noFlutter: t(counts.5))
     }
 }

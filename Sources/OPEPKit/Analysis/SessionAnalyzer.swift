@@ -96,9 +96,7 @@ public struct SessionAnalyzer {
         self.tracker = tracker
         frameInterval = tracker.frameInterval
         detector = try ExhalationDetector(configuration: configuration.detector, frameInterval: tracker.frameInterval)
-        clips = ClipMeter(
-            sampleRate: configuration.sampleRate, blockDuration: ClipMeter.blockDuration, tolerance: ClipMeter.tolerance,
-            quietestPeakDBFS: ClipMeter.quietestPeakDBFS, memoryTime: ClipMeter.memoryTime)
+        clips = ClipMeter(sampleRate: configuration.sampleRate)
         signalCheck = try SignalCheck(
             configuration: configuration.signal, sampleRate: configuration.sampleRate, frameInterval: tracker.frameInterval)
         halfSpan = configuration.tracker.analysisDuration / 2
@@ -186,7 +184,7 @@ public struct SessionAnalyzer {
             meanBreathDuration: meanBreath, meanPressure: session.meanPressure, meanPitch: session.meanPitch,
             zoneShares: session.zoneShares, exhalationInhalationRatio: ratio, inhalationsHeard: inhalationCount,
             flutterShare: breaths.isEmpty ? nil : session.flutterShare,
-            unmeasured: breaths.isEmpty ? nil : session.unmeasured.time(frameInterval: frameInterval))
+            unmeasured: breaths.isEmpty ? nil : session.unmeasuredFrames.scaled(by: frameInterval))
         return SessionReport(summary: summary, breaths: breaths, sets: sets)
     }
 
@@ -311,7 +309,7 @@ public struct SessionAnalyzer {
             duration: open.lastTime + frameInterval / 2 - open.start, meanPressure: s.meanPressure,
             minPressure: s.lowestPressure, maxPressure: s.highestPressure, meanPitch: s.meanPitch,
             shareInTarget: s.zoneShares?.within, flutterShare: s.flutterShare,
-            unmeasured: s.unmeasured.time(frameInterval: frameInterval))
+            unmeasured: s.unmeasuredFrames.scaled(by: frameInterval))
         breaths.append(record)
         setBreaths.append(record)
         setStatistics.add(s)

@@ -70,6 +70,39 @@ public struct UnmeasuredTime: Sendable, Hashable {
         }
     }
 
+    /// The time given any reason.
+    public var named: Double { SignalProblem.allCases.reduce(0) { $0 + time($1) } }
+
+    /// Adds `seconds` without a pitch, for which the check gave `reason` (nil: none).
+    public mutating func add(_ seconds: Double, reason: SignalProblem?) {
+        total += seconds
+        if let reason { add(seconds, to: reason) }
+    }
+
+    /// Adds another's times.
+    public mutating func add(_ other: UnmeasuredTime) {
+        total += other.total
+        for problem in SignalProblem.allCases { add(other.time(problem), to: problem) }
+    }
+
+    /// Every time multiplied by `factor` (frames counted as 1 each, to seconds).
+    public func scaled(by factor: Double) -> UnmeasuredTime {
+        UnmeasuredTime(
+            total: total * factor, clipped: clipped * factor, tooNoisy: tooNoisy * factor, tooQuiet: tooQuiet * factor,
+            tooFar: tooFar * factor, bandLimited: bandLimited * factor, noFlutter: noFlutter * factor)
+    }
+
+    private mutating func add(_ seconds: Double, to problem: SignalProblem) {
+        switch problem {
+        case .clipped: clipped += seconds
+        case .tooNoisy: tooNoisy += seconds
+        case .tooQuiet: tooQuiet += seconds
+        case .tooFar: tooFar += seconds
+        case .bandLimited: bandLimited += seconds
+        case .noFlutter: noFlutter += seconds
+        }
+    }
+
     /// The reasons given, the longest first (ties in the order of ``SignalProblem``).
     public var reasons: [SignalProblem] {
         var given: [SignalProblem] = []

@@ -44,7 +44,10 @@ struct ClipMeter {
     ///   - tolerance: how close to the peak a sample counts as held there, as a share of the peak.
     ///   - quietestPeakDBFS: the lowest block peak that can be clipping, in dB full scale.
     ///   - memoryTime: how far back ``clippedShare(from:to:)`` can read, in seconds.
-    init(sampleRate: Double, blockDuration: Double, tolerance: Double, quietestPeakDBFS: Double, memoryTime: Double) {
+    init(
+        sampleRate: Double, blockDuration: Double = ClipMeter.blockDuration, tolerance: Double = ClipMeter.tolerance,
+        quietestPeakDBFS: Double = ClipMeter.quietestPeakDBFS, memoryTime: Double = ClipMeter.memoryTime
+    ) {
         self.sampleRate = sampleRate
         blockLength = max(1, Int((blockDuration * sampleRate).rounded()))
         self.tolerance = Float(tolerance)
