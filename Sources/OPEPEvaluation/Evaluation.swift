@@ -82,6 +82,8 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var warningsDuringFlutter: [String: Double] = [:]
     /// Seconds outside true exhalations in which the signal check warned, by the reason given.
     public var warningsOutside: [String: Double] = [:]
+    /// The causes of lost coverage the simulation drew (``DrawnCauses``).
+    public var drawnCauses: [SignalProblem] = []
     /// The targets this case missed, in words; empty when it met them all.
     public var misses: [String]
     public var passed: Bool { misses.isEmpty }
@@ -179,7 +181,8 @@ public enum Evaluator {
             plainExhalations: truth.plainExhalations.count,
             plainExhalationBreaths: report.breaths.filter { b in truth.plainExhalations.contains { $0.start < b.end && b.start < $0.end } }.count,
             setsTrue: Set(truth.breaths.map(\.set)).count, setsFound: report.sets.count,
-            unmeasuredFlutter: score.unmeasuredFlutter, warningsDuringFlutter: score.warningsDuringFlutter, warningsOutside: score.warningsOutside, misses: [])
+            unmeasuredFlutter: score.unmeasuredFlutter, warningsDuringFlutter: score.warningsDuringFlutter, warningsOutside: score.warningsOutside,
+            drawnCauses: DrawnCauses.of(evaluationCase.simulation), misses: [])
         result.misses = misses(result, targets: targets)
         return result
     }

@@ -50,6 +50,10 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     public var underCoverage: Int
     public var underCoverageNamed: Int
     public var underCoverageMostlyNamed: Int
+    /// Cases under 95 % coverage whose simulation drew a cause of lost coverage, and those of them
+    /// for which the signal check gave a drawn cause as a reason for some of their unmeasured flutter.
+    public var underCoverageWithDrawnCause: Int
+    public var underCoverageDrawnCauseGiven: Int
     /// Cases that met every target in which the signal check warned during the flutter (false
     /// alarms).
     public var metButWarned: Int
@@ -75,6 +79,9 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         underCoverage = under.count
         underCoverageNamed = named.filter { $0 > 0 }.count
         underCoverageMostlyNamed = named.filter { $0 >= 0.5 }.count
+        let drawn = under.filter { !$0.drawnCauses.isEmpty }
+        underCoverageWithDrawnCause = drawn.count
+        underCoverageDrawnCauseGiven = drawn.filter { r in r.drawnCauses.contains { r.unmeasuredFlutter.time($0) > 0 } }.count
         metButWarned = results.filter { $0.passed && !$0.warningsDuringFlutter.isEmpty }.count
     }
 }

@@ -40,7 +40,7 @@ final class StoredSettingsTests: XCTestCase {
             duration: 60, breathCount: 10, setCount: 1, huffCoughCount: 2, exhalationTime: 30, meanBreathDuration: 3,
             meanPressure: 14, meanPitch: 16, zoneShares: ZoneShares(below: 0.1, within: 0.8, above: 0.1),
             exhalationInhalationRatio: 2.5, inhalationsHeard: 4, flutterShare: 0.9,
-            unmeasured: UnmeasuredTime(total: 3, clipped: 0.1, tooNoisy: 0.2, tooQuiet: 0.3, tooFar: 0.4, bandLimited: 0.5, noFlutter: 0.6))
+            unmeasured: UnmeasuredTime(total: 3, clipped: 0.1, tooNoisy: 0.2, tooQuiet: 0.3, tooFar: 0.4, bandLimited: 0.5, noFlutter: 0.6, gainControl: 0.7))
         try assertEveryFieldRoundTrips(summary)
     }
 

@@ -44,10 +44,11 @@ public struct UnmeasuredTime: Sendable, Hashable {
     public var tooFar: Double
     public var bandLimited: Double
     public var noFlutter: Double
+    public var gainControl: Double
 
     public init(
         total: Double = 0, clipped: Double = 0, tooNoisy: Double = 0, tooQuiet: Double = 0, tooFar: Double = 0,
-        bandLimited: Double = 0, noFlutter: Double = 0
+        bandLimited: Double = 0, noFlutter: Double = 0, gainControl: Double = 0
     ) {
         self.total = total
         self.clipped = clipped
@@ -56,6 +57,7 @@ public struct UnmeasuredTime: Sendable, Hashable {
         self.tooFar = tooFar
         self.bandLimited = bandLimited
         self.noFlutter = noFlutter
+        self.gainControl = gainControl
     }
 
     /// The time given `problem` as its reason.
@@ -67,6 +69,7 @@ public struct UnmeasuredTime: Sendable, Hashable {
         case .tooFar: tooFar
         case .bandLimited: bandLimited
         case .noFlutter: noFlutter
+        case .gainControl: gainControl
         }
     }
 
@@ -89,7 +92,8 @@ public struct UnmeasuredTime: Sendable, Hashable {
     public func scaled(by factor: Double) -> UnmeasuredTime {
         UnmeasuredTime(
             total: total * factor, clipped: clipped * factor, tooNoisy: tooNoisy * factor, tooQuiet: tooQuiet * factor,
-            tooFar: tooFar * factor, bandLimited: bandLimited * factor, noFlutter: noFlutter * factor)
+            tooFar: tooFar * factor, bandLimited: bandLimited * factor, noFlutter: noFlutter * factor,
+            gainControl: gainControl * factor)
     }
 
     private mutating func add(_ seconds: Double, to problem: SignalProblem) {
@@ -100,6 +104,7 @@ public struct UnmeasuredTime: Sendable, Hashable {
         case .tooFar: tooFar += seconds
         case .bandLimited: bandLimited += seconds
         case .noFlutter: noFlutter += seconds
+        case .gainControl: gainControl += seconds
         }
     }
 
@@ -189,6 +194,7 @@ extension UnmeasuredTime: Codable {
     enum CodingKeys: String, CodingKey {
         case total = "total_s", clipped = "clipped_s", tooNoisy = "too_noisy_s", tooQuiet = "too_quiet_s"
         case tooFar = "too_far_s", bandLimited = "band_limited_s", noFlutter = "no_flutter_s"
+        case gainControl = "gain_control_s"
     }
 
     /// Writes the total and the reasons given (a reason not given is left out).
@@ -196,7 +202,7 @@ extension UnmeasuredTime: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(total, forKey: .total)
         for (value, key) in [(clipped, CodingKeys.clipped), (tooNoisy, .tooNoisy), (tooQuiet, .tooQuiet), (tooFar, .tooFar),
-                             (bandLimited, .bandLimited), (noFlutter, .noFlutter)] where value > 0 {
+                             (bandLimited, .bandLimited), (noFlutter, .noFlutter), (gainControl, .gainControl)] where value > 0 {
             try c.encode(value, forKey: key)
         }
     }
@@ -212,6 +218,7 @@ extension UnmeasuredTime: Codable {
         try c.update(&tooFar, from: .tooFar)
         try c.update(&bandLimited, from: .bandLimited)
         try c.update(&noFlutter, from: .noFlutter)
+        try c.update(&gainControl, from: .gainControl)
     }
 }
 extension TherapySet: Codable {

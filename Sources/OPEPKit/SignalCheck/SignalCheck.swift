@@ -16,6 +16,9 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
     /// The sound is clear and well modulated, yet no flutter in the device's band: a breath or
     /// a sound not through the device.
     case noFlutter = "no_flutter"
+    /// The phone's automatic gain control pumps the level: it lifts the room between breaths and
+    /// flattens the flutter within them.
+    case gainControl = "gain_control"
 
     /// The reason in a few words, for reports ("too noisy").
     public var words: String {
@@ -26,6 +29,7 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
         case .tooFar: "too far"
         case .bandLimited: "band-limited"
         case .noFlutter: "no flutter"
+        case .gainControl: "gain control"
         }
     }
 
@@ -39,6 +43,7 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
         case .tooFar: "The flutter is too weak: move the phone to 20-50 cm from the device."
         case .bandLimited: "This recording's sound is too narrow: record at 16 kHz or more."
         case .noFlutter: "No flutter heard: breathe out through the device."
+        case .gainControl: "The phone keeps changing its volume: turn off automatic gain, or use a voice-recorder app."
         }
     }
 }

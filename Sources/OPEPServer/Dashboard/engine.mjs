@@ -5,7 +5,7 @@ const FRAME_VALUES = 9;
 const EVENT_VALUES = 8;
 const ZONES = [null, "below", "in", "above"];
 // SignalProblem.allCases, after "none".
-const SIGNALS = [null, "clipped", "too_noisy", "too_quiet", "too_far", "band_limited", "no_flutter"];
+const SIGNALS = [null, "clipped", "too_noisy", "too_quiet", "too_far", "band_limited", "no_flutter", "gain_control"];
 const EVENT_KINDS = ["breath_started", "breath_ended", "huff_cough", "set_ended"];
 const TEXT_KINDS = { device: 0, file: 1, format: 2, recordedAt: 3 };
 

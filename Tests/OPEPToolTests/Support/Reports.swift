@@ -100,7 +100,7 @@ private func flag(_ field: Substring) throws -> Bool {
 
 /// One row of `opep analyze --format csv`: `time_s,pitch_hz,pressure_cmh2o,confidence,exhaling,zone,level_db`.
 /// The signal check's reasons as the frame CSV names them.
-let signalReasons = ["clipped", "too_noisy", "too_quiet", "too_far", "band_limited", "no_flutter"]
+let signalReasons = ["clipped", "too_noisy", "too_quiet", "too_far", "band_limited", "no_flutter", "gain_control"]
 
 struct FrameRow {
     var time: Double

@@ -1,0 +1,63 @@
+import XCTest
+@testable import OPEPEvaluation
+@testable import OPEPKit
+@testable import OPEPSimulation
+
+final class DrawnCausesTests: XCTestCase {
+    func testTheNominalSessionDrawsNoCause() {
+        XCTAssertEqual(DrawnCauses.of(SimulationConfiguration()), [])
+        XCTAssertEqual(DrawnCauses.of(SimulationConfiguration(modulationDepth: 0.5)), [], "nominal sessions have no echo")
+        XCTAssertEqual(DrawnCauses.of(SimulationConfiguration(sampleRate: 8000)), [.bandLimited])
+        XCTAssertEqual(DrawnCauses.of(SimulationConfiguration(noiseLevelDB: -15)), [.tooNoisy])
+        XCTAssertEqual(DrawnCauses.of(SimulationConfiguration(noiseLevelDB: -16)), [])
+    }
+
+    func testEachChainParameterPastItsLimitDrawsItsCause() {
+        func causes(_ change: (inout RecordingChain) -> Void, depth: Double = 0.85, recording: RecordedInterference? = nil) -> [SignalProblem] {
+            var chain = RecordingChain()
+            change(&chain)
+            let variation = SessionVariation(sound: SoundVariation(), chain: chain, recording: recording)
+            return DrawnCauses.of(SimulationConfiguration(noiseLevelDB: -40, modulationDepth: depth, variation: variation))
+        }
+        XCTAssertEqual(causes { _ in }, [])
+        XCTAssertEqual(causes { $0.clipHeadroomDB = 10 }, [.clipped])
+        XCTAssertEqual(causes { $0.gainControl = AutomaticGainControl(targetDBFS: -20, attack: 0.1, release: 1, maxGainDB: 20) }, [.gainControl])
+        XCTAssertEqual(causes { $0.codec = .telephone }, [.bandLimited])
+        XCTAssertEqual(causes { $0.codec = .opus(bitrate: 12000) }, [])
+        XCTAssertEqual(causes { $0.levelDB = -26; $0.roomToneDBFS = -60 }, [.tooQuiet], "a breath at -46 dBFS over a room at -60")
+        XCTAssertEqual(causes { $0.levelDB = -24; $0.roomToneDBFS = -60 }, [])
+        XCTAssertEqual(causes { $0.levelDB = -20; $0.bitDepth = 8 }, [.tooQuiet], "a breath at -40 dBFS over 8-bit steps at -53")
+        XCTAssertEqual(causes { $0.levelDB = -20; $0.bitDepth = 16 }, [])
+        XCTAssertEqual(causes({ $0.directToReverberantDB = 0 }, depth: 0.5), [.tooFar], "half the energy is echo: depth 0.25")
+        XCTAssertEqual(causes({ $0.directToReverberantDB = 0 }, depth: 0.7), [])
+        let speech = RecordedInterference(files: ["speech.flac"], bursts: false, levelDB: -10)
+        XCTAssertEqual(causes({ _ in }, recording: speech), [.tooNoisy], "a real recording replaces the synthetic noise")
+        let coughs = RecordedInterference(files: ["coughs/a.flac"], bursts: true, levelDB: 0)
+        XCTAssertEqual(causes({ _ in }, recording: coughs), [], "coughs play between breaths")
+    }
+
+    func testTheSummaryCountsTheCasesWhoseDrawnCauseWasGiven() {
+        func result(_ name: String, coverage: Double, drawn: [SignalProblem], given: [SignalProblem: Double]) -> EvaluationResult {
+            var unmeasured = UnmeasuredTime()
+            unmeasured.add(1, reason: nil)
+            for (problem, seconds) in given { unmeasured.add(seconds, reason: problem) }
+            return EvaluationResult(
+                name: name, sampleRate: 16000, noise: "room", noiseLevelDB: -25, summary: "", duration: 30, coverage: coverage,
+                grossErrors: 0, falseReports: 0, breathsTrue: 3, breathsFound: 3, breathsMatched: 3, missedBreaths: [],
+                extraBreaths: [], plainExhalations: 0, plainExhalationBreaths: 0, setsTrue: 1, setsFound: 1,
+                unmeasuredFlutter: unmeasured, drawnCauses: drawn, misses: coverage < 0.95 ? ["coverage"] : [])
+        }
+        let summary = EvaluationSummary([
+            result("given", coverage: 0.8, drawn: [.clipped, .gainControl], given: [.gainControl: 2]),
+            result("other reason", coverage: 0.8, drawn: [.clipped], given: [.tooFar: 2]),
+            result("nothing drawn", coverage: 0.8, drawn: [], given: [.tooFar: 2]),
+            result("unnamed", coverage: 0.9, drawn: [.tooNoisy], given: [:]),
+            result("met", coverage: 0.99, drawn: [.tooNoisy], given: [:]),
+        ])
+        XCTAssertEqual(summary.underCoverage, 4)
+        XCTAssertEqual(summary.underCoverageNamed, 3)
+        XCTAssertEqual(summary.underCoverageMostlyNamed, 3)
+        XCTAssertEqual(summary.underCoverageWithDrawnCause, 3)
+        XCTAssertEqual(summary.underCoverageDrawnCauseGiven, 1)
+    }
+}
