@@ -259,6 +259,11 @@ public final class HistoryStore: Sendable {
             try db.alter(table: "breaths") { t in t.add(column: "unmeasured", .text) }
             try db.alter(table: "frames") { t in t.add(column: "signal", .text) }
         }
+        // The placement check: a breath's signal figures and verdict (JSON of ``SignalFigures``);
+        // rows written before it have none.
+        migrator.registerMigration("v6-breath-signal") { db in
+            try db.alter(table: "breaths") { t in t.add(column: "signal", .text) }
+        }
         return migrator
     }
 

@@ -171,12 +171,12 @@ extension HistoryStore {
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO breaths (session_id, "index", "set", start_s, end_s, duration_s, mean_pressure_cmh2o,
-                    min_pressure_cmh2o, max_pressure_cmh2o, mean_pitch_hz, share_in_target, flutter_share, unmeasured)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    min_pressure_cmh2o, max_pressure_cmh2o, mean_pitch_hz, share_in_target, flutter_share, unmeasured, signal)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [id, breath.index, breath.set, breath.start, breath.end, breath.duration, breath.meanPressure,
                             breath.minPressure, breath.maxPressure, breath.meanPitch, breath.shareInTarget, breath.flutterShare,
-                            try breath.unmeasured.map(HistoryStore.json)])
+                            try breath.unmeasured.map(HistoryStore.json), try breath.signal.map(HistoryStore.json)])
         }
         for set in sets {
             try db.execute(

@@ -340,6 +340,9 @@ public struct LiveSession {
             if let index = event.breath, let breath = run?.report.breaths.first(where: { $0.index == index }) {
                 message.meanPressureCmH2O = breath.meanPressure
                 message.shareInTarget = breath.shareInTarget
+                message.flutterShare = breath.flutterShare
+                message.signal = breath.signal
+                message.advice = breath.signal?.problem.map { $0.advice.description }
             }
         case .setEnded:
             setsEnded = event.set ?? setsEnded
@@ -456,6 +459,10 @@ struct EventMessage: Encodable {
     var breathInSet: Int?
     var meanPressureCmH2O: Double?
     var shareInTarget: Double?
+    /// An ended breath's flutter share, its signal figures and the sentence for its problem.
+    var flutterShare: Double?
+    var signal: SignalFigures?
+    var advice: String?
 
     init(kind: String, timeS: Double, durationS: Double?, breath: Int?, set: Int?) {
         self.kind = kind
@@ -468,6 +475,7 @@ struct EventMessage: Encodable {
     enum CodingKeys: String, CodingKey {
         case type, kind, timeS = "time_s", durationS = "duration_s", breath, set, breathInSet = "breath_in_set"
         case meanPressureCmH2O = "mean_pressure_cmh2o", shareInTarget = "share_in_target"
+        case flutterShare = "flutter_share", signal, advice
     }
 }
 

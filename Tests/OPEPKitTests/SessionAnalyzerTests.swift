@@ -59,7 +59,8 @@ final class SessionAnalyzerTests: XCTestCase {
 
     /// Each breath's time without a pitch is what its flutter share leaves, the session's adds
     /// them up, and the reasons never exceed it. A clear session's frames carry no condition; the
-    /// same session cut flat at its exhalations' RMS is named clipped.
+    /// same session cut flat at its exhalations' RMS is named clipped, and so is each of its breaths
+    /// (``SignalFigures``), where the clear session's breaths are heard clearly.
     func testTheSignalCheckAccountsForTheTimeNotMeasured() throws {
         let session = TestSession(sampleRate: 16000, sets: 1, breathsPerSet: 4)
         let clear = try analyse(session.samples, sampleRate: 16000)
@@ -74,6 +75,13 @@ final class SessionAnalyzerTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(report.summary.unmeasured).total, total, accuracy: 1e-9)
         XCTAssertEqual(try XCTUnwrap(report.summary.flutterShare), 1 - total / report.summary.exhalationTime, accuracy: 0.01)
         XCTAssertFalse(clear.frames.contains { $0.exhaling && $0.pitch != nil && $0.signal != nil }, "a clear flutter has no condition")
+        for breath in report.breaths {
+            let signal = try XCTUnwrap(breath.signal)
+            XCTAssertNil(signal.problem, "breath \(breath.index) was heard clearly")
+            XCTAssertGreaterThan(try XCTUnwrap(signal.snrDB), 20)
+            XCTAssertGreaterThan(signal.modulation, 0.3)
+            XCTAssertLessThan(signal.clippedShare, 0.02)
+        }
 
         let exhaling = session.exhalations.flatMap { session.samples[Int($0.start * 16000)..<Int($0.end * 16000)] }
         let limit = (exhaling.reduce(0) { $0 + $1 * $1 } / Float(exhaling.count)).squareRoot()
@@ -81,6 +89,10 @@ final class SessionAnalyzerTests: XCTestCase {
         let clipped = try analyse(session.samples.map { min(max($0, -limit), limit) }, sampleRate: 16000)
         let breathFrames = clipped.frames.filter(\.exhaling)
         XCTAssertGreaterThan(Double(breathFrames.filter { $0.signal == .clipped }.count), 0.8 * Double(breathFrames.count))
+        for breath in try XCTUnwrap(clipped.report).breaths {
+            XCTAssertEqual(breath.signal?.problem, .clipped, "breath \(breath.index)")
+            XCTAssertGreaterThan(breath.signal?.clippedShare ?? 0, 0.02)
+        }
     }
 
     func testFramesAndEventsAreTheSameWhateverTheChunkSplit() throws {

@@ -154,6 +154,27 @@ final class SignalCheckTests: XCTestCase {
         XCTAssertEqual(run(&check, 2, sound(modulation: 0.1)).last?.warning?.problem, .tooFar)
     }
 
+    /// The placement check's verdict on a whole breath: clipping first, then a clear flutter,
+    /// then the condition the averages meet, then the reason given most, then no flutter.
+    func testTheVerdictOnAWholeBreath() {
+        let c = SignalCheck.Configuration()
+        func verdict(snr: Double? = 30, floor: Double? = -60, modulation: Double = 0.6, clipped: Double = 0.005,
+                     share: Double = 0.9, unmeasured: UnmeasuredTime = UnmeasuredTime(), rate: Double = 44100) -> SignalProblem? {
+            SignalCheck.verdict(
+                on: SignalFigures(snrDB: snr, modulation: modulation, clippedShare: clipped, problem: nil), floorDB: floor,
+                flutterShare: share, unmeasured: unmeasured, configuration: c, sampleRate: rate)
+        }
+        XCTAssertNil(verdict())
+        XCTAssertEqual(verdict(clipped: 0.05), .clipped, "clipped even while measured")
+        XCTAssertNil(verdict(snr: 5, modulation: 0.1), "measured in 90 %: heard clearly")
+        XCTAssertEqual(verdict(snr: 5, floor: -40, share: 0.3), .tooNoisy)
+        XCTAssertEqual(verdict(snr: 5, floor: -70, share: 0.3), .tooQuiet)
+        XCTAssertEqual(verdict(modulation: 0.1, share: 0.3), .tooFar)
+        XCTAssertEqual(verdict(share: 0.3, rate: 8000), .bandLimited)
+        XCTAssertEqual(verdict(snr: nil, share: 0.3, unmeasured: UnmeasuredTime(total: 2, tooNoisy: 0.5, tooFar: 1)), .tooFar)
+        XCTAssertEqual(verdict(share: 0.3), .noFlutter)
+    }
+
     func testSettingsOutOfRangeAreNamed() {
         XCTAssertThrowsError(try check { $0.memoryTime = 0 }) { error in
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "signal.memoryTime")

@@ -164,6 +164,14 @@ final class LiveTests: XCTestCase {
         XCTAssertEqual(ended.count, 3)
         XCTAssertEqual(ended.compactMap { $0["breath_in_set"] as? Int }, [1, 2, 3])
         XCTAssertTrue(ended.allSatisfy { $0["mean_pressure_cmh2o"] is Double && $0["share_in_target"] is Double && $0["duration_s"] is Double })
+        for breath in ended {
+            XCTAssertGreaterThan(breath["flutter_share"] as? Double ?? 0, 0.6, "the placement check's figures come with each ended breath")
+            let signal = try XCTUnwrap(breath["signal"] as? [String: Any])
+            XCTAssertGreaterThan(signal["snr_db"] as? Double ?? 0, 15)
+            XCTAssertGreaterThan(signal["modulation"] as? Double ?? 0, 0.2)
+            XCTAssertNil(signal["problem"], "heard clearly")
+            XCTAssertNil(breath["advice"])
+        }
         XCTAssertEqual(events.filter { $0["kind"] as? String == "breath_started" }.count, 3)
         XCTAssertEqual(events.filter { $0["kind"] as? String == "set_ended" }.count, 1)
 

@@ -171,6 +171,16 @@ enum AnalysisJSON {
             ("share_in_target", .value(b.shareInTarget)),
             ("flutter_share", .number(b.flutterShare)),
             ("unmeasured", b.unmeasured.map(unmeasured)),
+            ("signal", b.signal.map(signal)),
+        ])
+    }
+
+    static func signal(_ f: SignalFigures) -> JSONValue {
+        .members([
+            ("snr_db", .value(f.snrDB)),
+            ("modulation", .number(f.modulation)),
+            ("clipped_share", .number(f.clippedShare)),
+            ("problem", f.problem.map { .string($0.rawValue) }),
         ])
     }
 

@@ -10,7 +10,7 @@
 
 struct WebSession {
     static let frameValues = 9
-    static let eventValues = 8
+    static let eventValues = 13
 
     var run: AnalysisRun
     let configuration: SessionAnalyzer.Configuration
@@ -81,17 +81,21 @@ struct WebSession {
 
     /// Adds `event` to the new events: kind (0 breath started, 1 breath ended, 2 huff cough,
     /// 3 set ended), time, duration, breath, set, for an ended breath or set its mean pressure
-    /// and share in target, and for a breath its number in its set (NaN where there is none).
+    /// and share in target, for a breath its number in its set, and for an ended breath its
+    /// flutter share, ratio over the floor (dB), modulation depth, clipped share and problem
+    /// (1 + its index in `SignalProblem.allCases`, 0 when heard clearly) (NaN where there is none).
     mutating func append(_ event: SessionEvent) {
         let kind: Double
         var mean: Double?
         var share: Double?
+        var ended: Breath?
         switch event.kind {
         case .breathStarted: kind = 0
         case .breathEnded:
             kind = 1
             if let breath = run.report.breaths.last(where: { $0.index == event.breath }) {
                 (mean, share) = (breath.meanPressure, breath.shareInTarget)
+                ended = breath
             }
         case .huffCough: kind = 2
         case .setEnded:
@@ -110,6 +114,13 @@ struct WebSession {
         slot[5] = mean ?? .nan
         slot[6] = share ?? .nan
         slot[7] = event.breathInSet.map(Double.init) ?? .nan
+        slot[8] = ended?.flutterShare ?? .nan
+        slot[9] = ended?.signal?.snrDB ?? .nan
+        slot[10] = ended?.signal?.modulation ?? .nan
+        slot[11] = ended?.signal?.clippedShare ?? .nan
+        slot[12] = ended?.signal.map { figures in
+            figures.problem.map { problem in Double(1 + SignalProblem.allCases.firstIndex(of: problem)!) } ?? 0
+        } ?? .nan
         newEventCount += 1
     }
 

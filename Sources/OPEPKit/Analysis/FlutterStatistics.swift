@@ -10,9 +10,15 @@ struct FlutterStatistics {
     /// Frames without a pitch, by the signal check's reason, each counted as 1 (see
     /// ``UnmeasuredTime/scaled(by:)``).
     private(set) var unmeasuredFrames = UnmeasuredTime()
+    private var levelPower = 0.0
+    private var modulationSum = 0.0
+    private var clippedSum = 0.0
 
     mutating func add(_ frame: SessionFrame) {
         frames += 1
+        levelPower += power(10, frame.levelDB / 10)
+        modulationSum += frame.modulation
+        clippedSum += frame.clippedShare
         if frame.pitch == nil { unmeasuredFrames.add(1, reason: frame.signal) }
         guard let pitch = frame.pitch, let pressure = frame.pressure, let zone = frame.zone else { return }
         pitchedFrames += 1
@@ -38,6 +44,24 @@ struct FlutterStatistics {
         zoneCounts.within += other.zoneCounts.within
         zoneCounts.above += other.zoneCounts.above
         unmeasuredFrames.add(other.unmeasuredFrames)
+        levelPower += other.levelPower
+        modulationSum += other.modulationSum
+        clippedSum += other.clippedSum
+    }
+
+    /// The frames' mean level (power), modulation depth and clipped share, with the check's
+    /// verdict; nil without frames.
+    func signal(floorDB: Double?, check: SignalCheck.Configuration, sampleRate: Double) -> SignalFigures? {
+        guard frames > 0 else { return nil }
+        let n = Double(frames)
+        let levelDB = 10 * logarithm10(max(levelPower / n, 1e-14))
+        var figures = SignalFigures(
+            snrDB: floorDB.map { SignalCheck.signalToNoise(levelDB: levelDB, floorDB: $0) }, modulation: modulationSum / n,
+            clippedShare: clippedSum / n, problem: nil)
+        figures.problem = SignalCheck.verdict(
+            on: figures, floorDB: floorDB, flutterShare: flutterShare, unmeasured: unmeasuredFrames, configuration: check,
+            sampleRate: sampleRate)
+        return figures
     }
 
     private var hasFlutter: Bool { pitchedFrames > 0 }

@@ -194,14 +194,16 @@ public struct SessionAnalyzer {
         let level = max(-140, 10 * logarithm10(max(frame.energy, 1e-14)))
         pending[index % pending.count] = SessionFrame(
             time: frame.time, pitch: frame.pitch, pressure: nil, confidence: frame.confidence,
-            exhaling: detector.isExhaling, zone: nil, levelDB: level)
+            exhaling: detector.isExhaling, zone: nil, levelDB: level, modulation: frame.modulation)
         pendingCount += 1
         if let decision = detector.process(levelDB: level, pitched: frame.pitch != nil, heard: frame.confidence > 0) {
             apply(decision, newest: index)
         }
+        let clippedShare = clips.clippedShare(from: frame.time - halfSpan, to: frame.time + halfSpan)
+        pending[index % pending.count].clippedShare = clippedShare
         let verdict = signalCheck.process(SignalCheck.Observation(
             levelDB: level, floorDB: detector.noiseFloorDB, sounding: detector.isListening, pitched: frame.pitch != nil,
-            modulation: frame.modulation, clippedShare: clips.clippedShare(from: frame.time - halfSpan, to: frame.time + halfSpan)))
+            modulation: frame.modulation, clippedShare: clippedShare))
         pending[index % pending.count].signal = verdict.reason?.problem
         pending[index % pending.count].warning = verdict.warning?.problem
         onOutput(.live(withPressure(pending[index % pending.count], exhaling: detector.isExhaling)))
@@ -309,7 +311,8 @@ public struct SessionAnalyzer {
             duration: open.lastTime + frameInterval / 2 - open.start, meanPressure: s.meanPressure,
             minPressure: s.lowestPressure, maxPressure: s.highestPressure, meanPitch: s.meanPitch,
             shareInTarget: s.zoneShares?.within, flutterShare: s.flutterShare,
-            unmeasured: s.unmeasuredFrames.scaled(by: frameInterval))
+            unmeasured: s.unmeasuredFrames.scaled(by: frameInterval),
+            signal: s.signal(floorDB: detector.noiseFloorDB, check: signalCheck.configuration, sampleRate: configuration.sampleRate))
         breaths.append(record)
         setBreaths.append(record)
         setStatistics.add(s)

@@ -19,10 +19,15 @@ public struct SessionFrame: Sendable, Hashable {
     /// The warning for the patient standing at this frame: the flutter has not been measured
     /// well for a while, and why (see ``SignalCheck``).
     public var warning: SignalProblem?
+    /// The tracker's modulation depth of the sound here, and the share of its samples held at
+    /// their peak (``ClipMeter``): what a breath's ``SignalFigures`` average. Not stored.
+    public var modulation: Double
+    public var clippedShare: Double
 
     public init(
         time: Double, pitch: Double?, pressure: Double?, confidence: Double, exhaling: Bool, zone: PressureZone?,
-        levelDB: Double, signal: SignalProblem? = nil, warning: SignalProblem? = nil
+        levelDB: Double, signal: SignalProblem? = nil, warning: SignalProblem? = nil, modulation: Double = 0,
+        clippedShare: Double = 0
     ) {
         self.time = time
         self.pitch = pitch
@@ -33,6 +38,8 @@ public struct SessionFrame: Sendable, Hashable {
         self.levelDB = levelDB
         self.signal = signal
         self.warning = warning
+        self.modulation = modulation
+        self.clippedShare = clippedShare
     }
 }
 
@@ -75,6 +82,16 @@ extension SessionFrame: Codable {
     enum CodingKeys: String, CodingKey {
         case time = "time_s", pitch = "pitch_hz", pressure = "pressure_cmh2o", confidence, exhaling, zone
         case levelDB = "level_db", signal, warning
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            time: try c.decode(Double.self, forKey: .time), pitch: try c.decodeIfPresent(Double.self, forKey: .pitch),
+            pressure: try c.decodeIfPresent(Double.self, forKey: .pressure), confidence: try c.decode(Double.self, forKey: .confidence),
+            exhaling: try c.decode(Bool.self, forKey: .exhaling), zone: try c.decodeIfPresent(PressureZone.self, forKey: .zone),
+            levelDB: try c.decode(Double.self, forKey: .levelDB), signal: try c.decodeIfPresent(SignalProblem.self, forKey: .signal),
+            warning: try c.decodeIfPresent(SignalProblem.self, forKey: .warning))
     }
 }
 extension SessionEvent: Codable {

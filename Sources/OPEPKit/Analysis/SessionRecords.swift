@@ -30,7 +30,31 @@ public struct Breath: Sendable, Hashable {
     /// The breath's time without a pitch and the signal check's reasons for it (nil in
     /// documents written before the check).
     public var unmeasured: UnmeasuredTime?
+    /// How its sound reached the microphone and the signal check's verdict on it (nil in
+    /// documents written before the placement check).
+    public var signal: SignalFigures?
 
+}
+
+/// How a sound reached the microphone, averaged over it, and the signal check's verdict: what
+/// the placement check shows the patient after one breath, and the physiotherapist beside each
+/// breath.
+public struct SignalFigures: Sendable, Hashable {
+    /// The sound's level over the room's noise floor before it, in dB (nil before a floor was heard).
+    public var snrDB: Double?
+    /// The tracker's modulation depth of the sound (a device near the phone gives 0.4-1).
+    public var modulation: Double
+    /// Share of the samples held at their peak.
+    public var clippedShare: Double
+    /// Why the sound was not measured well; nil (left out of the JSON) when its flutter was heard clearly.
+    public var problem: SignalProblem?
+
+    public init(snrDB: Double?, modulation: Double, clippedShare: Double, problem: SignalProblem?) {
+        self.snrDB = snrDB
+        self.modulation = modulation
+        self.clippedShare = clippedShare
+        self.problem = problem
+    }
 }
 
 /// Time of exhalation without a measured flutter, and the reasons the ``SignalCheck`` gave for
@@ -187,7 +211,22 @@ extension Breath: Codable {
         case index, set, start = "start_s", end = "end_s", duration = "duration_s"
         case meanPressure = "mean_pressure_cmh2o", minPressure = "min_pressure_cmh2o", maxPressure = "max_pressure_cmh2o"
         case meanPitch = "mean_pitch_hz", shareInTarget = "share_in_target", flutterShare = "flutter_share"
-        case unmeasured
+        case unmeasured, signal
+    }
+}
+extension SignalFigures: Codable {
+    enum CodingKeys: String, CodingKey {
+        case snrDB = "snr_db", modulation, clippedShare = "clipped_share", problem
+    }
+
+    /// Reads tolerantly: a missing figure is 0 (the ratio unknown), a problem this release does
+    /// not know is read as none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        snrDB = try c.decodeIfPresent(Double.self, forKey: .snrDB)
+        modulation = try c.decodeIfPresent(Double.self, forKey: .modulation) ?? 0
+        clippedShare = try c.decodeIfPresent(Double.self, forKey: .clippedShare) ?? 0
+        problem = (try c.decodeIfPresent(String.self, forKey: .problem)).flatMap(SignalProblem.init(rawValue:))
     }
 }
 extension UnmeasuredTime: Codable {

@@ -239,15 +239,39 @@ public struct SignalCheck {
 
     /// The first condition that keeps the sound as it is now from being measured well, if any.
     private func condition() -> Finding? {
-        let c = configuration
-        if means.clipped >= c.clippedShareLimit { return Finding(problem: .clipped, measure: means.clipped) }
-        let ratio = Self.signalToNoise(levelDB: means.level, floorDB: means.floor)
-        if ratio < c.noisyMarginDB {
-            return Finding(problem: means.floor > c.quietRoomDBFS ? .tooNoisy : .tooQuiet, measure: ratio)
+        Self.condition(
+            clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, floorDB: means.floor),
+            floorDB: means.floor, modulation: means.modulation, sampleRate: sampleRate, configuration: configuration)
+    }
+
+    /// The first condition (in the order above) that a sound with these averages meets, if any.
+    static func condition(
+        clippedShare: Double, ratioDB: Double?, floorDB: Double?, modulation: Double, sampleRate: Double,
+        configuration c: Configuration
+    ) -> Finding? {
+        if clippedShare >= c.clippedShareLimit { return Finding(problem: .clipped, measure: clippedShare) }
+        if let ratioDB, let floorDB, ratioDB < c.noisyMarginDB {
+            return Finding(problem: floorDB > c.quietRoomDBFS ? .tooNoisy : .tooQuiet, measure: ratioDB)
         }
-        if means.modulation < c.shallowModulation { return Finding(problem: .tooFar, measure: means.modulation) }
+        if modulation < c.shallowModulation { return Finding(problem: .tooFar, measure: modulation) }
         if sampleRate < c.narrowBandRate { return Finding(problem: .bandLimited, measure: sampleRate) }
         return nil
+    }
+
+    /// The placement check's verdict on a whole sound from its averages: ``SignalProblem/clipped``
+    /// when it was clipped; none when its flutter was reported in at least `measuredShare` of it;
+    /// otherwise the condition its averages meet, else the reason given for most of its time
+    /// without a pitch, else ``SignalProblem/noFlutter``.
+    public static func verdict(
+        on figures: SignalFigures, floorDB: Double?, flutterShare: Double, unmeasured: UnmeasuredTime,
+        configuration: Configuration, sampleRate: Double
+    ) -> SignalProblem? {
+        if figures.clippedShare >= configuration.clippedShareLimit { return .clipped }
+        guard flutterShare < configuration.measuredShare else { return nil }
+        let averages = condition(
+            clippedShare: figures.clippedShare, ratioDB: figures.snrDB, floorDB: floorDB, modulation: figures.modulation,
+            sampleRate: sampleRate, configuration: configuration)
+        return averages?.problem ?? unmeasured.reasons.first ?? .noFlutter
     }
 }
 

@@ -135,6 +135,9 @@ function eventMessage(s, ev) {
       s.breathsEndedInSet = ev.breath_in_set ?? s.breathsEndedInSet;
       message.mean_pressure_cmh2o = ev.mean_pressure_cmh2o;
       message.share_in_target = ev.share_in_target;
+      message.flutter_share = ev.flutter_share;
+      message.signal = ev.signal;
+      message.advice = ev.signal?.problem ? engine.advice[ev.signal.problem] : null;
       break;
     case 'set_ended':
       s.setsEnded = ev.set ?? s.setsEnded;
