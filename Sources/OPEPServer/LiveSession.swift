@@ -226,18 +226,20 @@ public struct LiveSession {
             isEnded = true
             return
         }
-        let recorder: SessionRecorder
-        do {
-            recorder = try store.beginSession(
-                plan: plan, source: .browser, configuration: analyzerConfiguration, frameInterval: run.frameInterval,
-                latency: run.latency, input: "live stream, 32-bit float PCM, \(Self.number(rate)) Hz, mono",
-                flushInterval: configuration.flushInterval)
-        } catch {
-            gate.leave()
-            logger.error("cannot create a session in the history", metadata: ["error": "\(error)"])
-            return refuse("the history cannot save a new session: \(error)")
+        var recorder: SessionRecorder?
+        if message.placement != true {
+            do {
+                recorder = try store.beginSession(
+                    plan: plan, source: .browser, configuration: analyzerConfiguration, frameInterval: run.frameInterval,
+                    latency: run.latency, input: "live stream, 32-bit float PCM, \(Self.number(rate)) Hz, mono",
+                    flushInterval: configuration.flushInterval)
+            } catch {
+                gate.leave()
+                logger.error("cannot create a session in the history", metadata: ["error": "\(error)"])
+                return refuse("the history cannot save a new session: \(error)")
+            }
         }
-        logger[metadataKey: "session"] = "\(recorder.id)"
+        logger[metadataKey: "session"] = "\(recorder.map { String($0.id) } ?? "placement check")"
         self.run = run
         self.recorder = recorder
         sampleRate = rate
@@ -246,12 +248,12 @@ public struct LiveSession {
         frameStep = max(1, Int((0.05 / run.frameInterval).rounded()))
         lastStatus = now
 
-        if message.keepAudio == true || configuration.keepAudio {
+        if let recorder, message.keepAudio == true || configuration.keepAudio {
             startAudio(id: recorder.id, rate: rate)
         }
         logger.info("session started", metadata: ["sample_rate": "\(Self.number(rate))", "keep_audio": "\(audio != nil)"])
         outbox.append(Self.encode(StartedMessage(
-            sessionID: recorder.id, sampleRate: rate, frameIntervalS: run.frameInterval, latencyS: run.latency, plan: plan)))
+            sessionID: recorder?.id, sampleRate: rate, frameIntervalS: run.frameInterval, latencyS: run.latency, plan: plan)))
     }
 
     private mutating func startAudio(id: Int64, rate: Double) {
@@ -276,7 +278,7 @@ public struct LiveSession {
     private mutating func end(stopped: Bool) {
         isEnded = true
         shouldClose = true
-        guard var run, let recorder else { return }
+        guard var run else { return }
         self.run = nil
         defer { gate.leave() }
         var collected: [SessionOutput] = []
@@ -290,7 +292,7 @@ public struct LiveSession {
             do { try writer.finish() } catch { warnings.append("the kept audio may be incomplete: \(error)") }
         }
         do {
-            try recorder.finish(report, status: stopped ? .complete : .interrupted, warnings: warnings)
+            try recorder?.finish(report, status: stopped ? .complete : .interrupted, warnings: warnings)
         } catch {
             logger.error("cannot save the session", metadata: ["error": "\(error)"])
             if stopped { outbox.append(Self.errorMessage("the session could not be saved: \(error)")) }
@@ -300,7 +302,7 @@ public struct LiveSession {
             "duration_s": "\(Self.number(report.summary.duration))",
         ])
         if stopped {
-            outbox.append(Self.encode(SummaryMessage(sessionID: recorder.id, summary: report.summary, breaths: report.breaths, sets: report.sets)))
+            outbox.append(Self.encode(SummaryMessage(sessionID: recorder?.id, summary: report.summary, breaths: report.breaths, sets: report.sets)))
         }
     }
 
@@ -430,15 +432,18 @@ struct ClientMessage: Decodable {
     var sampleRate: Double?
     var plan: TherapyPlan?
     var keepAudio: Bool?
+    /// A placement check: analysed and answered like a session, never saved.
+    var placement: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case type, sampleRate = "sample_rate", plan, keepAudio = "keep_audio"
+        case type, sampleRate = "sample_rate", plan, keepAudio = "keep_audio", placement
     }
 }
 
 struct StartedMessage: Encodable {
     var type = "started"
-    var sessionID: Int64
+    /// Nil (left out) for a placement check, which is not saved.
+    var sessionID: Int64?
     var sampleRate: Double
     var frameIntervalS: Double
     var latencyS: Double
@@ -481,7 +486,7 @@ struct EventMessage: Encodable {
 
 struct SummaryMessage: Encodable {
     var type = "summary"
-    var sessionID: Int64
+    var sessionID: Int64?
     var summary: SessionSummary
     var breaths: [Breath]
     var sets: [TherapySet]

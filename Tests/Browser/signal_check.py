@@ -12,6 +12,10 @@ one, that it comes at all (the tracker still measures these breaths under the sp
 sentence comes with the speech between them; its delay is printed); and that the gauge, the
 pressure and the sentence are on the screen without scrolling when it comes.
 
+Before those, the placement check: "Check placement" with the plain recording says the device is
+heard clearly, with the clipped one that the sound is distorted, on both engines, after one
+breath, with the measured figures, on the screen without scrolling; and nothing is saved.
+
     Tests/Browser/signal_check.py [--opep .build/debug/opep]
 
 Needs Debian's chromium, chromium-driver and sox (.ci/run installs them). Exits non-zero on failure.
@@ -19,7 +23,7 @@ Needs Debian's chromium, chromium-driver and sox (.ci/run installs them). Exits 
 import argparse, json, os, shutil, subprocess, sys, tempfile, time
 
 from dashboard_e2e import free_port, stop, wait, _reachable
-from offline_coach import PhoneDriver
+from offline_coach import PhoneDriver, _sessions
 
 CASES = [
     # (name, what the sentence must say, the latest it may come after the first breath begins
@@ -28,6 +32,10 @@ CASES = [
         ["sox", "-V1", simulate(opep, work, "plain"), wav, "vol", "8"], check=True)),
     ("noisy", "noise", None, lambda opep, work, wav: shutil.copy(simulate(opep, work, "speech", ["--noise", "speech", "--noise-level", "0"]), wav)),
 ]
+
+
+# (recording, what the placement verdict must say)
+PLACEMENTS = [("plain", "Heard clearly"), ("clipped", "distorted")]
 
 
 def simulate(opep, work, name, extra=()):
@@ -54,6 +62,21 @@ def main():
         driver_port = free_port()
         chromedriver = subprocess.Popen(["chromedriver", f"--port={driver_port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait("chromedriver", lambda: _reachable(f"http://127.0.0.1:{driver_port}/status"), 30)
+        placements = []
+        for name, words in PLACEMENTS:
+            wav = os.path.join(work, f"placement-{name}.wav")
+            make = dict((case[0], case[3]) for case in CASES).get(name)
+            if make:
+                make(options.opep, work, wav)
+            else:
+                shutil.copy(simulate(options.opep, work, "plain"), wav)
+            for engine in ("server", "page"):
+                verdict, figures = placement(driver_port, url + ("?engine=server" if engine == "server" else ""), wav)
+                assert words in verdict, f"placement, {name} recording, {engine}'s engine: '{verdict}' does not say '{words}'"
+                assert "flutter measured in" in figures and "dB over the room" in figures, f"placement figures: '{figures}'"
+                placements.append(f"{name} on the {engine}'s engine: {verdict} ({figures})")
+        assert _sessions(url.rstrip("/")) == [], "a placement check was saved as a session"
+        print("ok: placement check: " + "; ".join(placements))
         for name, words, limit, make in CASES:
             wav = os.path.join(work, f"{name}.wav")
             make(options.opep, work, wav)
@@ -74,6 +97,29 @@ def main():
             if process:
                 stop(process)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def placement(driver_port, url, wav):
+    """The placement check's verdict and figures with `wav` as the microphone."""
+    driver = PhoneDriver(driver_port, [
+        "--headless=new", "--no-sandbox", "--disable-gpu",
+        "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-audio-capture={wav}", "--autoplay-policy=no-user-gesture-required",
+    ])
+    try:
+        driver.go(url)
+        wait("the placement button", lambda: driver.text("#placement-check") is not None, 20)
+        driver.click("#placement-check")
+        shown = lambda: driver.script("return !document.querySelector('#placement').hidden && !document.querySelector('#start').disabled;")
+        wait("the placement verdict and the end of the check", shown, 40)
+        verdict, figures, bottom, screen = driver.script("""
+            const box = document.querySelector('#placement');
+            return [document.querySelector('#placement-verdict').textContent, document.querySelector('#placement-figures').textContent,
+                    box.getBoundingClientRect().bottom, window.innerHeight];""")
+        assert bottom <= screen, f"the placement verdict ends at {bottom} px, below the phone's screen ({screen} px)"
+        return verdict, figures
+    finally:
+        driver.quit()
 
 
 def sentence_delay(driver_port, url, wav, words):

@@ -284,6 +284,33 @@ final class LiveTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(try store.frames(Int64(id))).count, 100)
     }
 
+    /// A placement check is analysed and answered like a session (each ended breath with its
+    /// signal figures) and never saved.
+    func testAPlacementCheckIsAnsweredAndNotSaved() async throws {
+        let store = try HistoryStore()
+        let messages = chunks(Self.samples)
+        let configuration = client
+        let collected = try await app(store).test(.live) { client in
+            let box = MessageBox()
+            try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
+                var inbox = Inbox(inbound)
+                try await outbound.write(.text(#"{"type": "start", "sample_rate": 16000, "placement": true, "keep_audio": true}"#))
+                let answered = try await exchange(
+                    &inbox, outbound, messages.map { .binary($0) } + [.text(#"{"type": "stop"}"#)], until: "summary")
+                for message in answered { box.append(message) }
+            }
+            return box
+        }.messages
+        XCTAssertFalse(collected.contains { $0["type"] as? String == "error" }, "\(collected.filter { $0["type"] as? String == "error" })")
+        let ended = collected.filter { $0["kind"] as? String == "breath_ended" }
+        XCTAssertEqual(ended.count, 3)
+        XCTAssertTrue(ended.allSatisfy { $0["signal"] is [String: Any] })
+        let summary = try XCTUnwrap(collected.last)
+        XCTAssertEqual(summary["type"] as? String, "summary")
+        XCTAssertNil(summary["session_id"])
+        XCTAssertEqual(try store.sessions().count, 0, "nothing saved")
+    }
+
     func testTwoSessionsAtOnceStayIndependent() async throws {
         let store = try HistoryStore()
         let three = chunks(Self.samples)

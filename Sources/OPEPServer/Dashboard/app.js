@@ -131,6 +131,22 @@ function showSignal(kind, advice) {
   box.textContent = kind === null ? '' : advice;
 }
 
+/** The placement check's verdict on its breath (an ended breath's event), or hides it (null). */
+function showPlacement(ev) {
+  const box = $('placement');
+  box.hidden = ev === null;
+  if (ev === null) return;
+  const problem = ev.signal?.problem ?? null;
+  box.dataset.verdict = problem ? 'problem' : 'clear';
+  setText('placement-verdict', problem
+    ? `Heard, with a problem: ${ev.advice}`
+    : 'Heard clearly: keep the phone where it is.');
+  const figures = [`flutter measured in ${pct(ev.flutter_share)} of the breath`];
+  if (typeof ev.signal?.snr_db === 'number') figures.push(`the breath ${num(ev.signal.snr_db, 0)} dB over the room`);
+  if (typeof ev.signal?.modulation === 'number') figures.push(`modulation ${num(ev.signal.modulation, 2)}`);
+  setText('placement-figures', `${figures.join(' · ')}.`);
+}
+
 function showNotHearing(show, silent = false) {
   const box = $('not-hearing');
   const kind = show ? (silent ? 'silent' : 'far') : '';
@@ -193,12 +209,16 @@ function newSession(p) {
   };
 }
 
-async function start() {
+/** Starts a session; `placement`: a placement check, which ends after one breath and is not kept. */
+async function start(placement = false) {
   if (session) return;
   const s = newSession({ ...plan });
+  s.placement = placement;
   session = s;
   shown = s;
   $('start').disabled = true;
+  $('placement-row').hidden = true;
+  showPlacement(null);
   $('stop').disabled = false;
   $('summary').hidden = true;
   planForm.setDisabled(true);
@@ -256,7 +276,7 @@ function connect(s) {
   const where = s.local ? 'the engine in this page' : 'the opep server';
   ws.binaryType = 'arraybuffer';
   ws.onopen = () => {
-    ws.send(JSON.stringify({ type: 'start', sample_rate: s.ctx.sampleRate, plan: s.plan, keep_audio: false }));
+    ws.send(JSON.stringify({ type: 'start', sample_rate: s.ctx.sampleRate, plan: s.plan, keep_audio: false, placement: s.placement }));
   };
   ws.onmessage = (event) => {
     if (typeof event.data !== 'string') return;
@@ -332,7 +352,9 @@ function onStarted(s, msg) {
   showPlan(s.plan);
   setText('diag-session', String(msg.session_id ?? '—'));
   setText('diag-latency', num(msg.latency_s, 2));
-  setStatus('Listening. Breathe in, then breathe out slowly through the device.');
+  setStatus(s.placement
+    ? 'Placement check: breathe in, then out once through the device, as in a session.'
+    : 'Listening. Breathe in, then breathe out slowly through the device.');
   setText('breath-state', 'Breathe in, then out steadily through the device for 3–4 seconds.');
   s.elapsedAt = performance.now();
   s.lastStatusAt = performance.now();
@@ -399,6 +421,11 @@ function onEvent(s, ev) {
       setText('breath-state', `Breath ${ev.breath_in_set}: breathe out steadily for 3–4 seconds.`);
       break;
     case 'breath_ended':
+      if (s.placement) {
+        showPlacement(ev);
+        stop();
+        return;
+      }
       s.inBreath = false;
       s.breathsInSet = ev.breath_in_set;
       if (typeof ev.set === 'number') s.setNo = ev.set;
@@ -453,6 +480,10 @@ function onStatus(s, msg) {
 }
 
 function onSummary(s, msg) {
+  if (s.placement) {
+    setStatus($('placement').hidden ? 'Placement check stopped before a breath through the device was heard.' : 'Placement checked.');
+    return finish(s);
+  }
   s.summary = msg;
   if (msg.session_id !== undefined) s.sessionId = msg.session_id;
   showSummary(s, msg);
@@ -469,6 +500,7 @@ function onSummary(s, msg) {
 
 /** Keeps the session so far on this device, so that a closed page loses nothing measured before. */
 function onCheckpoint(s, msg) {
+  if (s.placement) return;
   s.recordId ??= `${msg.recorded_at}-${Math.random().toString(36).slice(2, 8)}`;
   s.checkpoints = (s.checkpoints ?? Promise.resolve())
     .then(() => keepSession({ id: s.recordId, document: msg.document, recordedAt: msg.recorded_at, plan: s.plan, complete: false }))
@@ -586,10 +618,11 @@ async function finish(s) {
   showDiagnostics(s);
   showNotHearing(false);
   showHuffCue(null);
-  setText('breath-state', s.started ? 'Session finished. Well done: rest and breathe normally.' : 'Sit upright, lips sealed around the mouthpiece.');
+  setText('breath-state', s.started && !s.placement ? 'Session finished. Well done: rest and breathe normally.' : 'Sit upright, lips sealed around the mouthpiece.');
   showLevel(null);
   showPressure(null, null, null, false);
   $('start').disabled = false;
+  $('placement-row').hidden = false;
   $('stop').disabled = true;
   planForm.setDisabled(false);
   if (s.started) drawSessionTrace(s); else { shown = null; drawIdleTrace(); }
@@ -693,7 +726,8 @@ const planForm = bindPlanForm($('plan-form'), {
   },
 });
 
-$('start').addEventListener('click', start);
+$('start').addEventListener('click', () => start());
+$('placement-check').addEventListener('click', () => start(true));
 $('stop').addEventListener('click', stop);
 window.addEventListener('resize', () => { if (!session) drawIdleTrace(); });
 window.addEventListener('beforeunload', (event) => {
