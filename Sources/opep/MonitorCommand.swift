@@ -31,6 +31,9 @@ struct MonitorCommand: ParsableCommand {
     @Flag(help: "Do not save the session to the history.")
     var noHistory = false
 
+    @Flag(help: "Check the phone's placement: listen to one breath through the device, say whether its flutter is heard clearly or what to change, and stop (nothing is saved; exit status 0 only when heard clearly).")
+    var placement = false
+
     @OptionGroup var raw: RawInputOptions
     @OptionGroup var analysis: AnalysisOptions
 
@@ -51,13 +54,14 @@ struct MonitorCommand: ParsableCommand {
             throw failure("\(file): \(error)")
         }
         var gauge = TerminalGauge(target: configuration.target, breathsPerSet: breathsPerSet, color: isatty(STDOUT_FILENO) == 1)
-        let recorder = try noHistory ? nil : beginRecording(configuration, analyzer: run.analyzer)
+        let recorder = try noHistory || placement ? nil : beginRecording(configuration, analyzer: run.analyzer)
         let interrupt = Interruption()
         let chunk = max(1, Int(source.sampleRate / 10))
         var buffer: [Float] = []
         let start = Date()
         var played = 0
-        while !interrupt.happened {
+        var breathEnded = false
+        while !interrupt.happened, !(placement && breathEnded) {
             let count: Int
             do {
                 count = try source.read(into: &buffer, maxFrames: chunk)
@@ -68,6 +72,7 @@ struct MonitorCommand: ParsableCommand {
             run.process(buffer) { output in
                 gauge.take(output)
                 recorder?.record(output)
+                if case let .event(event) = output, event.kind == .breathEnded { breathEnded = true }
             }
             try save { try recorder?.flushIfDue(report: run.report) }
             played += count
@@ -81,6 +86,11 @@ struct MonitorCommand: ParsableCommand {
             recorder?.record(output)
         }
         gauge.end()
+        if placement {
+            print(TextReport.placement(report.breaths.first))
+            if report.breaths.first?.signal.map({ $0.problem == nil }) != true { throw ExitCode.failure }
+            return
+        }
         try save { try recorder?.finish(report, status: .complete, warnings: source.warnings) }
         let analysisResult = SessionAnalysis(
             run: run, report: report, file: file, format: source.formatDescription, warnings: source.warnings)

@@ -62,6 +62,20 @@ enum TextReport {
         return "; not measured \(fixed(u.total, 1)) s: " + parts.joined(separator: ", ")
     }
 
+    /// The placement check's verdict on the first breath through the device, with its figures
+    /// (or what to do when none was heard).
+    static func placement(_ breath: Breath?) -> String {
+        guard let breath, let signal = breath.signal else {
+            return "Placement: no breath through the device was heard. \(SignalProblem.noFlutter.advice)"
+        }
+        var figures = ["flutter measured in \(Int((breath.flutterShare * 100).rounded())) % of the breath"]
+        if let snr = signal.snrDB { figures.append("the breath \(fixed(snr, 0)) dB over the room") }
+        figures.append("modulation \(fixed(signal.modulation, 2))")
+        if signal.clippedShare >= 0.01 { figures.append("\(fixed(signal.clippedShare * 100, 1)) % of samples at their peak") }
+        let verdict = signal.problem.map { "heard, with a problem (\($0.words)): \($0.advice)" } ?? "heard clearly: keep the phone where it is."
+        return "Placement: \(verdict)\n  " + figures.joined(separator: ", ") + "."
+    }
+
     /// `m:ss.s` for times in a session.
     static func clock(_ seconds: Double) -> String {
         let tenths = Int((max(0, seconds) * 10).rounded())
