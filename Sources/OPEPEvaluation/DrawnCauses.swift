@@ -46,4 +46,37 @@ public enum DrawnCauses {
         if configuration.sampleRate < narrowRate || chain.codec == .telephone { causes.insert(.bandLimited) }
         return SignalProblem.allCases.filter(causes.contains)
     }
+
+    /// Least share of the coverage a case lacks of its target that taking a cause away must win
+    /// back for the cause to count as one that cost it (``EvaluationResult/costlyCauses``).
+    public static let recoveredShare = 0.5
+
+    /// `configuration` with `cause` taken away, everything else (the seed's draws included) as it
+    /// was: no clipping; no gain control; the interference 40 dB under a nominal exhalation and no
+    /// real recording; the room tone at -80 dBFS and no 8-bit rounding; the phone near the device
+    /// (9 dB direct to reverberant, modulation depth at least 0.85); a 16 kHz recording without
+    /// the telephone line.
+    public static func removing(_ cause: SignalProblem, from configuration: SimulationConfiguration) -> SimulationConfiguration {
+        var c = configuration
+        var chain = c.variation?.chain ?? RecordingChain()
+        switch cause {
+        case .clipped: chain.clipHeadroomDB = nil
+        case .gainControl: chain.gainControl = nil
+        case .tooNoisy:
+            c.noiseLevelDB = -40
+            c.variation?.recording = nil
+        case .tooQuiet:
+            chain.roomToneDBFS = -80
+            if chain.bitDepth == 8 { chain.bitDepth = 16 }
+        case .tooFar:
+            chain.directToReverberantDB = 9
+            c.modulationDepth = max(c.modulationDepth, 0.85)
+        case .bandLimited:
+            if chain.codec == .telephone { chain.codec = nil }
+            c.sampleRate = max(c.sampleRate, 16000)
+        case .noFlutter: break
+        }
+        c.variation?.chain = chain
+        return c
+    }
 }

@@ -84,6 +84,10 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var warningsOutside: [String: Double] = [:]
     /// The causes of lost coverage the simulation drew (``DrawnCauses``).
     public var drawnCauses: [SignalProblem] = []
+    /// For a case under its coverage target, the drawn causes that cost it: those whose removal
+    /// alone (``DrawnCauses/removing(_:from:)``) wins back at least half of what it lacks
+    /// (``DrawnCauses/recoveredShare``); empty otherwise.
+    public var costlyCauses: [SignalProblem] = []
     /// The targets this case missed, in words; empty when it met them all.
     public var misses: [String]
     public var passed: Bool { misses.isEmpty }

@@ -54,6 +54,10 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     /// for which the signal check gave a drawn cause as a reason for some of their unmeasured flutter.
     public var underCoverageWithDrawnCause: Int
     public var underCoverageDrawnCauseGiven: Int
+    /// Cases under 95 % coverage that a drawn cause cost it (``EvaluationResult/costlyCauses``),
+    /// and those of them for which the check gave such a cause as a reason.
+    public var underCoverageCostlyCause: Int
+    public var underCoverageCostlyCauseGiven: Int
     /// Cases that met every target in which the signal check warned during the flutter (false
     /// alarms).
     public var metButWarned: Int
@@ -82,6 +86,9 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         let drawn = under.filter { !$0.drawnCauses.isEmpty }
         underCoverageWithDrawnCause = drawn.count
         underCoverageDrawnCauseGiven = drawn.filter { r in r.drawnCauses.contains { r.unmeasuredFlutter.time($0) > 0 } }.count
+        let costly = under.filter { !$0.costlyCauses.isEmpty }
+        underCoverageCostlyCause = costly.count
+        underCoverageCostlyCauseGiven = costly.filter { r in r.costlyCauses.contains { r.unmeasuredFlutter.time($0) > 0 } }.count
         metButWarned = results.filter { $0.passed && !$0.warningsDuringFlutter.isEmpty }.count
     }
 }

@@ -18,10 +18,15 @@ extension Evaluator {
         let board = Outcomes(count: cases.count)
         for _ in 0..<max(1, min(jobs, cases.count)) {
             Thread.detachNewThread {
+                let configure = { (configuration: inout SessionAnalyzer.Configuration) in
+                    configuration.tracker = .init(sampleRate: configuration.sampleRate, device: configuration.device, method: tracker)
+                }
                 while let index = board.claim() {
-                    board.store(Result { try evaluate(cases[index], targets: targets, configure: { configuration in
-                        configuration.tracker = .init(sampleRate: configuration.sampleRate, device: configuration.device, method: tracker)
-                    }, recordings: recordings, keepAudioIn: directory) }, at: index)
+                    board.store(Result {
+                        var result = try evaluate(cases[index], targets: targets, configure: configure, recordings: recordings, keepAudioIn: directory)
+                        result.costlyCauses = try costlyCauses(of: cases[index], result: result, targets: targets, configure: configure, recordings: recordings)
+                        return result
+                    }, at: index)
                 }
             }
         }
@@ -33,6 +38,24 @@ extension Evaluator {
             results.append(result)
         }
         return results
+    }
+}
+
+extension Evaluator {
+    /// The drawn causes that cost `result` its coverage, each found by evaluating the case again
+    /// without it (``EvaluationResult/costlyCauses``).
+    static func costlyCauses(
+        of evaluationCase: EvaluationCase, result: EvaluationResult, targets: EvaluationTargets,
+        configure: (inout SessionAnalyzer.Configuration) -> Void, recordings: RecordingLibrary
+    ) throws -> [SignalProblem] {
+        guard result.coverage < targets.coverage else { return [] }
+        let needed = DrawnCauses.recoveredShare * (targets.coverage - result.coverage)
+        return try result.drawnCauses.filter { cause in
+            var without = evaluationCase
+            without.simulation = DrawnCauses.removing(cause, from: evaluationCase.simulation)
+            let coverage = try evaluate(without, targets: targets, configure: configure, recordings: recordings).coverage
+            return coverage - result.coverage >= needed
+        }
     }
 }
 

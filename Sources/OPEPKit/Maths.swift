@@ -4,6 +4,7 @@
 @_extern(c, "pow") private func cPow(_ x: Double, _ y: Double) -> Double
 @_extern(c, "exp") private func cExp(_ x: Double) -> Double
 @_extern(c, "log10") private func cLog10(_ x: Double) -> Double
+@_extern(c, "asin") private func cAsin(_ x: Double) -> Double
 #else
 #if canImport(Darwin)
 import Darwin
@@ -15,6 +16,7 @@ import Musl
 private func cPow(_ x: Double, _ y: Double) -> Double { pow(x, y) }
 private func cExp(_ x: Double) -> Double { exp(x) }
 private func cLog10(_ x: Double) -> Double { log10(x) }
+private func cAsin(_ x: Double) -> Double { asin(x) }
 #endif
 
 /// `x` raised to the power `y`.
@@ -25,3 +27,6 @@ private func cLog10(_ x: Double) -> Double { log10(x) }
 
 /// The base-10 logarithm of `x`.
 @inline(__always) func logarithm10(_ x: Double) -> Double { cLog10(x) }
+
+/// The arc sine of `x`, in radians.
+@inline(__always) func arcsine(_ x: Double) -> Double { cAsin(x) }

@@ -59,13 +59,64 @@ final class ClipMeterTests: XCTestCase {
     }
 }
 
+final class BandMeterTests: XCTestCase {
+    private func upper(_ samples: [Float], sampleRate: Double, chunks: [Int]? = nil) -> Double? {
+        var meter = BandMeter(sampleRate: sampleRate)
+        samples.withUnsafeBufferPointer { all in
+            guard let chunks else { return meter.process(all) }
+            var start = 0, next = 0
+            while start < all.count {
+                let end = min(all.count, start + chunks[next % chunks.count])
+                meter.process(UnsafeBufferPointer(rebasing: all[start..<end]))
+                start = end
+                next += 1
+            }
+        }
+        let duration = Double(samples.count) / sampleRate
+        return meter.upperFrequency(from: duration - 1, to: duration)
+    }
+
+    /// Sinusoids at seeded random frequencies within `band`, 1.5 s.
+    private func partials(_ band: ClosedRange<Double>, sampleRate: Double) -> [Float] {
+        var generator = SeededGenerator(seed: 7)
+        let tones = (0..<40).map { _ in (Double.random(in: band, using: &generator), Double.random(in: 0..<(2 * .pi), using: &generator)) }
+        return (0..<Int(1.5 * sampleRate)).map { n in
+            Float(tones.reduce(0) { $0 + 0.02 * sin(2 * .pi * $1.0 * Double(n) / sampleRate + $1.1) })
+        }
+    }
+
+    /// A tone reads its own frequency; a telephone band reads under 3.2 kHz at any rate, a band up
+    /// to 7 kHz and white noise well above it.
+    func testItReadsHowFarUpTheSoundReaches() throws {
+        for (rate, tone) in [(16000.0, 1000.0), (44100, 3000), (48000, 6000)] {
+            let samples = (0..<Int(1.5 * rate)).map { Float(0.3 * sin(2 * Double.pi * tone * Double($0) / rate)) }
+            XCTAssertEqual(try XCTUnwrap(upper(samples, sampleRate: rate)), tone, accuracy: 0.01 * tone)
+        }
+        for rate in [22050.0, 44100, 96000] {
+            XCTAssertLessThan(try XCTUnwrap(upper(partials(300...3400, sampleRate: rate), sampleRate: rate)), 3200, "\(rate) Hz")
+            XCTAssertGreaterThan(try XCTUnwrap(upper(partials(300...7000, sampleRate: rate), sampleRate: rate)), 4500, "\(rate) Hz")
+        }
+        XCTAssertGreaterThan(try XCTUnwrap(upper(TestSignals.noise(sampleRate: 44100, duration: 1.5, rms: 0.1), sampleRate: 44100)), 10000)
+        XCTAssertNil(upper([Float](repeating: 0, count: 16000), sampleRate: 16000), "silence has no band")
+    }
+
+    /// The same audio in one block, sample by sample and in odd chunks reads the same.
+    func testTheBandDoesNotDependOnTheChunks() {
+        let noise = TestSignals.noise(sampleRate: 16000, duration: 1.5, rms: 0.1)
+        let whole = upper(noise, sampleRate: 16000)
+        XCTAssertNotNil(whole)
+        XCTAssertEqual(upper(noise, sampleRate: 16000, chunks: [1]), whole)
+        XCTAssertEqual(upper(noise, sampleRate: 16000, chunks: [7, 1000, 33, 160, 3]), whole)
+    }
+}
+
 final class SignalCheckTests: XCTestCase {
     private let frame = 0.01
 
-    private func check(sampleRate: Double = 44100, _ configure: (inout SignalCheck.Configuration) -> Void = { _ in }) throws -> SignalCheck {
+    private func check(_ configure: (inout SignalCheck.Configuration) -> Void = { _ in }) throws -> SignalCheck {
         var configuration = SignalCheck.Configuration()
         configure(&configuration)
-        return try SignalCheck(configuration: configuration, sampleRate: sampleRate, frameInterval: frame)
+        return try SignalCheck(configuration: configuration, frameInterval: frame)
     }
 
     /// Runs `seconds` of one observation; returns the verdicts.
@@ -74,9 +125,12 @@ final class SignalCheckTests: XCTestCase {
     }
 
     private func sound(
-        level: Double = -30, floor: Double = -70, pitched: Bool = false, modulation: Double = 0.5, clipped: Double = 0
+        level: Double = -30, floor: Double = -70, pitched: Bool = false, modulation: Double = 0.5, clipped: Double = 0,
+        band: Double? = 6000
     ) -> SignalCheck.Observation {
-        .init(levelDB: level, floorDB: floor, sounding: true, pitched: pitched, modulation: modulation, clippedShare: clipped)
+        .init(
+            levelDB: level, floorDB: floor, sounding: true, pitched: pitched, modulation: modulation, clippedShare: clipped,
+            upperFrequencyHz: band)
     }
 
     private let quiet = SignalCheck.Observation(levelDB: -70, floorDB: -70, sounding: false, pitched: false, modulation: 0, clippedShare: 0)
@@ -86,7 +140,8 @@ final class SignalCheckTests: XCTestCase {
     /// its warning.
     func testEachCauseIsNamedWithItsMeasure() throws {
         let cases: [(SignalCheck.Observation, SignalProblem, Double)] = [
-            (sound(clipped: 0.3), .clipped, 0.3),
+            (sound(clipped: 0.3, band: 2000), .clipped, 0.3),
+            (sound(level: -40, floor: -45, band: 2900), .bandLimited, 2900),
             (sound(level: -40, floor: -45, clipped: 0.01), .tooNoisy, SignalCheck.signalToNoise(levelDB: -40, floorDB: -45)),
             (sound(level: -65, floor: -70), .tooQuiet, SignalCheck.signalToNoise(levelDB: -65, floorDB: -70)),
             (sound(modulation: 0.12), .tooFar, 0.12),
@@ -101,8 +156,8 @@ final class SignalCheckTests: XCTestCase {
             XCTAssertEqual(verdicts.last?.warning?.problem, problem)
             XCTAssertEqual(verdicts.last?.reason?.measure ?? .nan, measure, accuracy: 1e-9, "\(problem)")
         }
-        var narrow = try check(sampleRate: 8000)
-        XCTAssertEqual(run(&narrow, 2, sound()).last?.reason?.problem, .bandLimited)
+        var unknownBand = try check()
+        XCTAssertEqual(run(&unknownBand, 2, sound(band: nil)).last?.reason?.problem, .noFlutter, "a band not measured is no condition")
         XCTAssertEqual(SignalCheck.signalToNoise(levelDB: -20, floorDB: -30), 9.54, accuracy: 0.01)
     }
 
@@ -159,10 +214,10 @@ final class SignalCheckTests: XCTestCase {
     func testTheVerdictOnAWholeBreath() {
         let c = SignalCheck.Configuration()
         func verdict(snr: Double? = 30, floor: Double? = -60, modulation: Double = 0.6, clipped: Double = 0.005,
-                     share: Double = 0.9, unmeasured: UnmeasuredTime = UnmeasuredTime(), rate: Double = 44100) -> SignalProblem? {
+                     share: Double = 0.9, unmeasured: UnmeasuredTime = UnmeasuredTime(), band: Double? = 6000) -> SignalProblem? {
             SignalCheck.verdict(
-                on: SignalFigures(snrDB: snr, modulation: modulation, clippedShare: clipped, problem: nil), floorDB: floor,
-                flutterShare: share, unmeasured: unmeasured, configuration: c, sampleRate: rate)
+                on: SignalFigures(snrDB: snr, modulation: modulation, clippedShare: clipped, upperFrequencyHz: band, problem: nil),
+                floorDB: floor, flutterShare: share, unmeasured: unmeasured, configuration: c)
         }
         XCTAssertNil(verdict())
         XCTAssertEqual(verdict(clipped: 0.05), .clipped, "clipped even while measured")
@@ -170,7 +225,7 @@ final class SignalCheckTests: XCTestCase {
         XCTAssertEqual(verdict(snr: 5, floor: -40, share: 0.3), .tooNoisy)
         XCTAssertEqual(verdict(snr: 5, floor: -70, share: 0.3), .tooQuiet)
         XCTAssertEqual(verdict(modulation: 0.1, share: 0.3), .tooFar)
-        XCTAssertEqual(verdict(share: 0.3, rate: 8000), .bandLimited)
+        XCTAssertEqual(verdict(snr: 5, share: 0.3, band: 2800), .bandLimited, "the band before the noise")
         XCTAssertEqual(verdict(snr: nil, share: 0.3, unmeasured: UnmeasuredTime(total: 2, tooNoisy: 0.5, tooFar: 1)), .tooFar)
         XCTAssertEqual(verdict(share: 0.3), .noFlutter)
     }

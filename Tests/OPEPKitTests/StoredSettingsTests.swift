@@ -42,7 +42,7 @@ final class StoredSettingsTests: XCTestCase {
             exhalationInhalationRatio: 2.5, inhalationsHeard: 4, flutterShare: 0.9,
             unmeasured: UnmeasuredTime(total: 3, clipped: 0.1, tooNoisy: 0.2, tooQuiet: 0.3, tooFar: 0.4, bandLimited: 0.5, noFlutter: 0.6, gainControl: 0.7))
         try assertEveryFieldRoundTrips(summary)
-        try assertEveryFieldRoundTrips(SignalFigures(snrDB: 21.5, modulation: 0.4, clippedShare: 0.03, problem: .clipped))
+        try assertEveryFieldRoundTrips(SignalFigures(snrDB: 21.5, modulation: 0.4, clippedShare: 0.03, upperFrequencyHz: 4100, problem: .clipped))
     }
 
     func testMissingSettingsTakeTheirDefaults() throws {

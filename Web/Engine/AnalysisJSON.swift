@@ -125,7 +125,7 @@ enum AnalysisJSON {
             ("noisy_margin_db", .number(s.noisyMarginDB)),
             ("quiet_room_dbfs", .number(s.quietRoomDBFS)),
             ("shallow_modulation", .number(s.shallowModulation)),
-            ("narrow_band_rate", .number(s.narrowBandRate)),
+            ("narrow_band_hz", .number(s.narrowBandHz)),
         ])
     }
 
@@ -180,6 +180,7 @@ enum AnalysisJSON {
             ("snr_db", .value(f.snrDB)),
             ("modulation", .number(f.modulation)),
             ("clipped_share", .number(f.clippedShare)),
+            ("upper_frequency_hz", .value(f.upperFrequencyHz)),
             ("problem", f.problem.map { .string($0.rawValue) }),
         ])
     }

@@ -10,7 +10,7 @@
 
 struct WebSession {
     static let frameValues = 9
-    static let eventValues = 13
+    static let eventValues = 14
 
     var run: AnalysisRun
     let configuration: SessionAnalyzer.Configuration
@@ -82,8 +82,9 @@ struct WebSession {
     /// Adds `event` to the new events: kind (0 breath started, 1 breath ended, 2 huff cough,
     /// 3 set ended), time, duration, breath, set, for an ended breath or set its mean pressure
     /// and share in target, for a breath its number in its set, and for an ended breath its
-    /// flutter share, ratio over the floor (dB), modulation depth, clipped share and problem
-    /// (1 + its index in `SignalProblem.allCases`, 0 when heard clearly) (NaN where there is none).
+    /// flutter share, ratio over the floor (dB), modulation depth, clipped share, problem
+    /// (1 + its index in `SignalProblem.allCases`, 0 when heard clearly) and upper frequency (Hz)
+    /// (NaN where there is none).
     mutating func append(_ event: SessionEvent) {
         let kind: Double
         var mean: Double?
@@ -121,6 +122,7 @@ struct WebSession {
         slot[12] = ended?.signal.map { figures in
             figures.problem.map { problem in Double(1 + SignalProblem.allCases.firstIndex(of: problem)!) } ?? 0
         } ?? .nan
+        slot[13] = ended?.signal?.upperFrequencyHz ?? .nan
         newEventCount += 1
     }
 

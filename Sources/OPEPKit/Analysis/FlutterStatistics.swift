@@ -13,12 +13,18 @@ struct FlutterStatistics {
     private var levelPower = 0.0
     private var modulationSum = 0.0
     private var clippedSum = 0.0
+    private var bandSum = 0.0
+    private var bandFrames = 0
 
     mutating func add(_ frame: SessionFrame) {
         frames += 1
         levelPower += power(10, frame.levelDB / 10)
         modulationSum += frame.modulation
         clippedSum += frame.clippedShare
+        if let band = frame.upperFrequencyHz {
+            bandSum += band
+            bandFrames += 1
+        }
         if frame.pitch == nil { unmeasuredFrames.add(1, reason: frame.signal) }
         guard let pitch = frame.pitch, let pressure = frame.pressure, let zone = frame.zone else { return }
         pitchedFrames += 1
@@ -47,20 +53,22 @@ struct FlutterStatistics {
         levelPower += other.levelPower
         modulationSum += other.modulationSum
         clippedSum += other.clippedSum
+        bandSum += other.bandSum
+        bandFrames += other.bandFrames
     }
 
-    /// The frames' mean level (power), modulation depth and clipped share, with the check's
-    /// verdict; nil without frames.
-    func signal(floorDB: Double?, check: SignalCheck.Configuration, sampleRate: Double) -> SignalFigures? {
+    /// The frames' mean level (power), modulation depth, clipped share and upper frequency, with
+    /// the check's verdict; nil without frames.
+    func signal(floorDB: Double?, check: SignalCheck.Configuration) -> SignalFigures? {
         guard frames > 0 else { return nil }
         let n = Double(frames)
         let levelDB = 10 * logarithm10(max(levelPower / n, 1e-14))
         var figures = SignalFigures(
             snrDB: floorDB.map { SignalCheck.signalToNoise(levelDB: levelDB, floorDB: $0) }, modulation: modulationSum / n,
-            clippedShare: clippedSum / n, problem: nil)
+            clippedShare: clippedSum / n, upperFrequencyHz: bandFrames > 0 ? (bandSum / Double(bandFrames)).rounded() : nil,
+            problem: nil)
         figures.problem = SignalCheck.verdict(
-            on: figures, floorDB: floorDB, flutterShare: flutterShare, unmeasured: unmeasuredFrames, configuration: check,
-            sampleRate: sampleRate)
+            on: figures, floorDB: floorDB, flutterShare: flutterShare, unmeasured: unmeasuredFrames, configuration: check)
         return figures
     }
 

@@ -64,6 +64,7 @@ public struct SessionAnalyzer {
     private var tracker: FlutterPitchTracker?
     private var detector: ExhalationDetector
     private var clips: ClipMeter
+    private var bands: BandMeter
     private var signalCheck: SignalCheck
     /// Half the audio a frame describes, in seconds.
     private let halfSpan: Double
@@ -97,8 +98,8 @@ public struct SessionAnalyzer {
         frameInterval = tracker.frameInterval
         detector = try ExhalationDetector(configuration: configuration.detector, frameInterval: tracker.frameInterval)
         clips = ClipMeter(sampleRate: configuration.sampleRate)
-        signalCheck = try SignalCheck(
-            configuration: configuration.signal, sampleRate: configuration.sampleRate, frameInterval: tracker.frameInterval)
+        bands = BandMeter(sampleRate: configuration.sampleRate)
+        signalCheck = try SignalCheck(configuration: configuration.signal, frameInterval: tracker.frameInterval)
         halfSpan = configuration.tracker.analysisDuration / 2
         sliceLength = max(1, Int(configuration.sampleRate * ClipMeter.memoryTime / 4))
         let placeholder = SessionFrame(time: 0, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: 0)
@@ -112,6 +113,7 @@ public struct SessionAnalyzer {
         tracker?.reset()
         detector.reset()
         clips.reset()
+        bands.reset()
         signalCheck.reset()
         pendingCount = 0
         frameCount = 0
@@ -139,6 +141,7 @@ public struct SessionAnalyzer {
         while start < samples.count {
             let slice = UnsafeBufferPointer(rebasing: samples[start..<min(samples.count, start + sliceLength)])
             clips.process(slice)
+            bands.process(slice)
             running.process(slice, analysingWhen: { shouldAnalyse(energy: $0) }) { frame in
                 accept(frame, onOutput: onOutput)
             }
@@ -200,10 +203,12 @@ public struct SessionAnalyzer {
             apply(decision, newest: index)
         }
         let clippedShare = clips.clippedShare(from: frame.time - halfSpan, to: frame.time + halfSpan)
+        let band = detector.isListening ? bands.upperFrequency(from: frame.time - halfSpan, to: frame.time + halfSpan) : nil
         pending[index % pending.count].clippedShare = clippedShare
+        pending[index % pending.count].upperFrequencyHz = band
         let verdict = signalCheck.process(SignalCheck.Observation(
             levelDB: level, floorDB: detector.noiseFloorDB, sounding: detector.isListening, pitched: frame.pitch != nil,
-            modulation: frame.modulation, clippedShare: clippedShare))
+            modulation: frame.modulation, clippedShare: clippedShare, upperFrequencyHz: band))
         pending[index % pending.count].signal = verdict.reason?.problem
         pending[index % pending.count].warning = verdict.warning?.problem
         onOutput(.live(withPressure(pending[index % pending.count], exhaling: detector.isExhaling)))
@@ -312,7 +317,7 @@ public struct SessionAnalyzer {
             minPressure: s.lowestPressure, maxPressure: s.highestPressure, meanPitch: s.meanPitch,
             shareInTarget: s.zoneShares?.within, flutterShare: s.flutterShare,
             unmeasured: s.unmeasuredFrames.scaled(by: frameInterval),
-            signal: s.signal(floorDB: detector.noiseFloorDB, check: signalCheck.configuration, sampleRate: configuration.sampleRate))
+            signal: s.signal(floorDB: detector.noiseFloorDB, check: signalCheck.configuration))
         breaths.append(record)
         setBreaths.append(record)
         setStatistics.add(s)

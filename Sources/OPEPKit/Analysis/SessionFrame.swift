@@ -23,11 +23,13 @@ public struct SessionFrame: Sendable, Hashable {
     /// their peak (``ClipMeter``): what a breath's ``SignalFigures`` average. Not stored.
     public var modulation: Double
     public var clippedShare: Double
+    /// The upper frequency the sound reaches here, in Hz (``BandMeter``), when known. Not stored.
+    public var upperFrequencyHz: Double?
 
     public init(
         time: Double, pitch: Double?, pressure: Double?, confidence: Double, exhaling: Bool, zone: PressureZone?,
         levelDB: Double, signal: SignalProblem? = nil, warning: SignalProblem? = nil, modulation: Double = 0,
-        clippedShare: Double = 0
+        clippedShare: Double = 0, upperFrequencyHz: Double? = nil
     ) {
         self.time = time
         self.pitch = pitch
@@ -40,6 +42,7 @@ public struct SessionFrame: Sendable, Hashable {
         self.warning = warning
         self.modulation = modulation
         self.clippedShare = clippedShare
+        self.upperFrequencyHz = upperFrequencyHz
     }
 }
 

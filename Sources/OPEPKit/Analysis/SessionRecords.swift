@@ -46,13 +46,17 @@ public struct SignalFigures: Sendable, Hashable {
     public var modulation: Double
     /// Share of the samples held at their peak.
     public var clippedShare: Double
+    /// The upper frequency the sound reaches, to the nearest Hz (``BandMeter``; nil when unknown):
+    /// whole hertz, so that every platform's arc sine writes the same document.
+    public var upperFrequencyHz: Double?
     /// Why the sound was not measured well; nil (left out of the JSON) when its flutter was heard clearly.
     public var problem: SignalProblem?
 
-    public init(snrDB: Double?, modulation: Double, clippedShare: Double, problem: SignalProblem?) {
+    public init(snrDB: Double?, modulation: Double, clippedShare: Double, upperFrequencyHz: Double?, problem: SignalProblem?) {
         self.snrDB = snrDB
         self.modulation = modulation
         self.clippedShare = clippedShare
+        self.upperFrequencyHz = upperFrequencyHz
         self.problem = problem
     }
 }
@@ -216,7 +220,7 @@ extension Breath: Codable {
 }
 extension SignalFigures: Codable {
     enum CodingKeys: String, CodingKey {
-        case snrDB = "snr_db", modulation, clippedShare = "clipped_share", problem
+        case snrDB = "snr_db", modulation, clippedShare = "clipped_share", upperFrequencyHz = "upper_frequency_hz", problem
     }
 
     /// Reads tolerantly: a missing figure is 0 (the ratio unknown), a problem this release does
@@ -226,6 +230,7 @@ extension SignalFigures: Codable {
         snrDB = try c.decodeIfPresent(Double.self, forKey: .snrDB)
         modulation = try c.decodeIfPresent(Double.self, forKey: .modulation) ?? 0
         clippedShare = try c.decodeIfPresent(Double.self, forKey: .clippedShare) ?? 0
+        upperFrequencyHz = try c.decodeIfPresent(Double.self, forKey: .upperFrequencyHz)
         problem = (try c.decodeIfPresent(String.self, forKey: .problem)).flatMap(SignalProblem.init(rawValue:))
     }
 }

@@ -22,21 +22,14 @@ struct ClipMeter {
     static let memoryTime = 2.0
 
     /// Samples per block.
-    let blockLength: Int
+    var blockLength: Int { blocks.blockLength }
     /// The sample rate, in Hz.
     let sampleRate: Double
     private let tolerance: Float
     private let quietestPeak: Float
-    /// The samples of the block being filled.
-    private var block: [Float]
-    private var filled = 0
-    /// Clipped samples up to the end of each completed block, in a ring indexed by block number
-    /// (a power of two long).
-    private var totals: [Int]
-    private let mask: Int
-    private var total = 0
-    /// Blocks completed since the start.
-    private(set) var blocksDone = 0
+    private var blocks: AudioBlocks
+    /// Clipped samples per completed block.
+    private var totals: BlockTotals<Int>
 
     /// - Parameters:
     ///   - sampleRate: the input's sample rate, in Hz.
@@ -49,67 +42,30 @@ struct ClipMeter {
         quietestPeakDBFS: Double = ClipMeter.quietestPeakDBFS, memoryTime: Double = ClipMeter.memoryTime
     ) {
         self.sampleRate = sampleRate
-        blockLength = max(1, Int((blockDuration * sampleRate).rounded()))
+        blocks = AudioBlocks(blockLength: Int((blockDuration * sampleRate).rounded()))
         self.tolerance = Float(tolerance)
         quietestPeak = Float(power(10, quietestPeakDBFS / 20))
-        block = [Float](repeating: 0, count: blockLength)
-        let blocks = max(2, Int((memoryTime * sampleRate).rounded(.up)) / blockLength + 2)
-        var size = 2
-        while size < blocks { size *= 2 }
-        totals = [Int](repeating: 0, count: size)
-        mask = size - 1
+        totals = BlockTotals(blockLength: blocks.blockLength, sampleRate: sampleRate, memoryTime: memoryTime)
     }
 
     mutating func reset() {
-        filled = 0
-        blocksDone = 0
-        total = 0
-        for i in totals.indices { totals[i] = 0 }
+        blocks.reset()
+        totals.reset()
     }
 
-    /// Takes the next samples of the recording. Whole blocks are read where they lie; only a
-    /// block split between chunks is gathered first.
+    /// Takes the next samples of the recording.
     mutating func process(_ samples: UnsafeBufferPointer<Float>) {
-        guard let base = samples.baseAddress else { return }
-        var i = 0
-        if filled > 0 {
-            let taken = min(blockLength - filled, samples.count)
-            block.withUnsafeMutableBufferPointer { block in
-                for k in 0..<taken { block[filled &+ k] = base[k] }
-            }
-            filled += taken
-            i = taken
-            guard filled == blockLength else { return }
-            let count = block.withUnsafeBufferPointer { Self.heldAtPeak($0.baseAddress!, count: blockLength, tolerance: tolerance, quietestPeak: quietestPeak) }
-            complete(count)
+        let (length, tolerance, quietestPeak) = (blockLength, tolerance, quietestPeak)
+        blocks.process(samples) { block in
+            totals.append(Int(Self.heldAtPeak(block, count: length, tolerance: tolerance, quietestPeak: quietestPeak)))
         }
-        while samples.count - i >= blockLength {
-            complete(Self.heldAtPeak(base + i, count: blockLength, tolerance: tolerance, quietestPeak: quietestPeak))
-            i += blockLength
-        }
-        let rest = samples.count - i
-        guard rest > 0 else { return }
-        block.withUnsafeMutableBufferPointer { block in
-            for k in 0..<rest { block[k] = base[i &+ k] }
-        }
-        filled = rest
-    }
-
-    private mutating func complete(_ clipped: Int32) {
-        total += Int(clipped)
-        totals[blocksDone & mask] = total
-        blocksDone += 1
-        filled = 0
     }
 
     /// The share of samples clipped in the completed blocks that lie within `start..<end`
     /// seconds of the recording and within the meter's memory; 0 when there are none.
     func clippedShare(from start: Double, to end: Double) -> Double {
-        let first = max(0, Int((start * sampleRate / Double(blockLength)).rounded(.up)), blocksDone - totals.count + 1)
-        let last = min(blocksDone, Int((end * sampleRate / Double(blockLength)).rounded(.down)))
-        guard first < last else { return 0 }
-        let before = first > 0 ? totals[(first - 1) & mask] : 0
-        return Double(totals[(last - 1) & mask] - before) / Double((last - first) * blockLength)
+        let (clipped, count) = totals.sum(from: start, to: end)
+        return count > 0 ? Double(clipped) / Double(count * blockLength) : 0
     }
 
     /// How many of a block's samples lie within the tolerance of its peak magnitude, eight lanes

@@ -53,20 +53,22 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 ///
 /// It reads what the analysis already has, frame by frame: the sound's level and the noise
 /// floor (``ExhalationDetector``), whether a sound is going on and whether it has a pitch, the
-/// tracker's modulation depth and the share of clipped samples (``ClipMeter``). While a sound
+/// tracker's modulation depth, the share of clipped samples (``ClipMeter``) and the upper
+/// frequency the sound reaches (``BandMeter``). While a sound
 /// goes on, these are averaged with a memory of `memoryTime` (default 1 s), restarting with each
 /// sound (a plain mean over its first `memoryTime`). Every frame of a sound without a pitch, once
 /// the sound has gone on for `patience` (below) or after its first pitch, gets a *reason*, the
 /// first that applies:
 /// 1. ``SignalProblem/clipped`` when at least `clippedShareLimit` (default 2 %) of the samples
 ///    are held at their peak (a breath clipped 6 dB above its RMS holds about 5 % there);
-/// 2. a signal-to-noise ratio, breath over floor, under `noisyMarginDB` (default 15 dB):
+/// 2. ``SignalProblem/bandLimited`` when the sound reaches no higher than `narrowBandHz`
+///    (default 3.2 kHz: a telephone line reads 2.6-3.0 kHz, a phone's own recording at 16 kHz
+///    about 4.4 kHz);
+/// 3. a signal-to-noise ratio, breath over floor, under `noisyMarginDB` (default 15 dB):
 ///    ``SignalProblem/tooNoisy`` when the floor is above `quietRoomDBFS` (default -55 dBFS, above
 ///    a quiet room and a phone microphone's own noise), ``SignalProblem/tooQuiet`` when below;
-/// 3. ``SignalProblem/tooFar`` when the modulation depth is under `shallowModulation` (default
+/// 4. ``SignalProblem/tooFar`` when the modulation depth is under `shallowModulation` (default
 ///    0.2; the tracker needs 0.1, a device near the phone modulates its sound 0.4-1);
-/// 4. ``SignalProblem/bandLimited`` when the sample rate is under `narrowBandRate` (default
-///    11 kHz: telephone-band recordings);
 /// 5. otherwise ``SignalProblem/noFlutter``.
 ///
 /// A *warning* for the patient stands once a sound has gone on for `patience` (default 1.2 s: a
@@ -99,7 +101,7 @@ public struct SignalCheck {
         /// Modulation depth under which the flutter is too shallow to follow (default 0.2).
         public var shallowModulation: Double = 0.2
         /// Sample rates under this are too narrow a band, in Hz (default 11000).
-        public var narrowBandRate: Double = 11000
+        public var narrowBandHz: Double = 3200
 
         public init() {}
 
@@ -113,7 +115,7 @@ public struct SignalCheck {
             try require(noisyMarginDB >= 0 && noisyMarginDB <= 60, "signal.noisyMarginDB", noisyMarginDB, "between 0 and 60 dB")
             try require(quietRoomDBFS >= -140 && quietRoomDBFS <= 0, "signal.quietRoomDBFS", quietRoomDBFS, "between -140 and 0 dBFS")
             try require(shallowModulation >= 0 && shallowModulation <= 2, "signal.shallowModulation", shallowModulation, "between 0 and 2")
-            try require(narrowBandRate >= 0 && narrowBandRate <= 384_000, "signal.narrowBandRate", narrowBandRate, "between 0 and 384000 Hz")
+            try require(narrowBandHz >= 0 && narrowBandHz <= 192_000, "signal.narrowBandHz", narrowBandHz, "between 0 and 192000 Hz")
         }
     }
 
@@ -149,10 +151,11 @@ public struct SignalCheck {
         public var modulation: Double
         /// Share of the frame's samples clipped.
         public var clippedShare: Double
+        /// The upper frequency its sound reaches, in Hz, when known.
+        public var upperFrequencyHz: Double? = nil
     }
 
     public let configuration: Configuration
-    private let sampleRate: Double
     private let mix: Double
     private let patienceFrames: Int
     private let holdFrames: Int
@@ -163,15 +166,15 @@ public struct SignalCheck {
     private var flutterFrames = 0
     private var measured = 1.0
     private var sinceCause = 0
-    private var means = (level: 0.0, floor: 0.0, modulation: 0.0, clipped: 0.0)
+    private var means = (level: 0.0, floor: 0.0, modulation: 0.0, clipped: 0.0, band: 0.0)
+    private var bandFrames = 0
     /// The warning standing after the last frame.
     public private(set) var warning: Finding?
 
-    /// A check for frames `frameInterval` seconds apart of audio at `sampleRate` Hz.
-    public init(configuration: Configuration, sampleRate: Double, frameInterval: Double) throws(EngineConfigurationError) {
+    /// A check for frames `frameInterval` seconds apart.
+    public init(configuration: Configuration, frameInterval: Double) throws(EngineConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
-        self.sampleRate = sampleRate
         mix = min(1, frameInterval / configuration.memoryTime)
         patienceFrames = Int((configuration.patience / frameInterval).rounded())
         holdFrames = Int((configuration.holdTime / frameInterval).rounded())
@@ -183,7 +186,8 @@ public struct SignalCheck {
         flutterFrames = 0
         measured = 1
         sinceCause = 0
-        means = (0, 0, 0, 0)
+        means = (0, 0, 0, 0, 0)
+        bandFrames = 0
         warning = nil
     }
 
@@ -202,6 +206,7 @@ public struct SignalCheck {
         if !wasSounding {
             soundFrames = 0
             flutterFrames = 0
+            bandFrames = 0
             measured = 1
         }
         wasSounding = true
@@ -212,6 +217,10 @@ public struct SignalCheck {
         means.floor += weight * (floor - means.floor)
         means.modulation += weight * (observation.modulation - means.modulation)
         means.clipped += weight * (observation.clippedShare - means.clipped)
+        if let band = observation.upperFrequencyHz {
+            bandFrames += 1
+            means.band += max(mix, 1 / Double(bandFrames)) * (band - means.band)
+        }
         if flutterFrames > 0 || observation.pitched {
             flutterFrames += 1
             measured += mix * ((observation.pitched ? 1 : 0) - measured)
@@ -241,20 +250,21 @@ public struct SignalCheck {
     private func condition() -> Finding? {
         Self.condition(
             clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, floorDB: means.floor),
-            floorDB: means.floor, modulation: means.modulation, sampleRate: sampleRate, configuration: configuration)
+            floorDB: means.floor, modulation: means.modulation, upperFrequencyHz: bandFrames > 0 ? means.band : nil,
+            configuration: configuration)
     }
 
     /// The first condition (in the order above) that a sound with these averages meets, if any.
     static func condition(
-        clippedShare: Double, ratioDB: Double?, floorDB: Double?, modulation: Double, sampleRate: Double,
+        clippedShare: Double, ratioDB: Double?, floorDB: Double?, modulation: Double, upperFrequencyHz: Double?,
         configuration c: Configuration
     ) -> Finding? {
         if clippedShare >= c.clippedShareLimit { return Finding(problem: .clipped, measure: clippedShare) }
+        if let band = upperFrequencyHz, band < c.narrowBandHz { return Finding(problem: .bandLimited, measure: band) }
         if let ratioDB, let floorDB, ratioDB < c.noisyMarginDB {
             return Finding(problem: floorDB > c.quietRoomDBFS ? .tooNoisy : .tooQuiet, measure: ratioDB)
         }
         if modulation < c.shallowModulation { return Finding(problem: .tooFar, measure: modulation) }
-        if sampleRate < c.narrowBandRate { return Finding(problem: .bandLimited, measure: sampleRate) }
         return nil
     }
 
@@ -264,13 +274,13 @@ public struct SignalCheck {
     /// without a pitch, else ``SignalProblem/noFlutter``.
     public static func verdict(
         on figures: SignalFigures, floorDB: Double?, flutterShare: Double, unmeasured: UnmeasuredTime,
-        configuration: Configuration, sampleRate: Double
+        configuration: Configuration
     ) -> SignalProblem? {
         if figures.clippedShare >= configuration.clippedShareLimit { return .clipped }
         guard flutterShare < configuration.measuredShare else { return nil }
         let averages = condition(
             clippedShare: figures.clippedShare, ratioDB: figures.snrDB, floorDB: floorDB, modulation: figures.modulation,
-            sampleRate: sampleRate, configuration: configuration)
+            upperFrequencyHz: figures.upperFrequencyHz, configuration: configuration)
         return averages?.problem ?? unmeasured.reasons.first ?? .noFlutter
     }
 }
@@ -292,7 +302,7 @@ extension SignalCheck.Configuration: Codable {
         try c.update(&noisyMarginDB, from: .noisyMarginDB)
         try c.update(&quietRoomDBFS, from: .quietRoomDBFS)
         try c.update(&shallowModulation, from: .shallowModulation)
-        try c.update(&narrowBandRate, from: .narrowBandRate)
+        try c.update(&narrowBandHz, from: .narrowBandHz)
     }
 }
 #endif

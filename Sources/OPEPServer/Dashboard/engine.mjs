@@ -2,7 +2,7 @@
 // It needs no imports; one OPEPEngine drives one instance, one session at a time.
 
 const FRAME_VALUES = 9;
-const EVENT_VALUES = 13;
+const EVENT_VALUES = 14;
 const ZONES = [null, "below", "in", "above"];
 // SignalProblem.allCases, after "none".
 const SIGNALS = [null, "clipped", "too_noisy", "too_quiet", "too_far", "band_limited", "no_flutter", "gain_control"];
@@ -114,7 +114,8 @@ export class OPEPEngine {
         kind: EVENT_KINDS[v[0]], time_s: v[1], duration_s: nullable(v[2]), breath: nullable(v[3]), set: nullable(v[4]),
         mean_pressure_cmh2o: nullable(v[5]), share_in_target: nullable(v[6]), breath_in_set: nullable(v[7]),
         flutter_share: nullable(v[8]), signal: Number.isNaN(v[12]) ? null : withoutNulls({
-          snr_db: nullable(v[9]), modulation: v[10], clipped_share: v[11], problem: SIGNALS[v[12]],
+          snr_db: nullable(v[9]), modulation: v[10], clipped_share: v[11], upper_frequency_hz: nullable(v[13]),
+          problem: SIGNALS[v[12]],
         }),
       });
     }

@@ -1,0 +1,111 @@
+/// How far up the recent audio reaches: an upper frequency of its spectrum, in Hz, from the
+/// energies of its second and fourth differences.
+///
+/// The second difference `x[n] - 2x[n-1] + x[n-2]` weights a component at frequency `f` by
+/// `16 sin⁴(πf/fs)` in power, the fourth difference by the square of that. Their energy ratio
+/// `r` is therefore the mean of `16 sin⁴(πf/fs)` over the spectrum weighted by the second
+/// difference, which leans on its top; the meter reports `fs/π · asin((r/16)^(1/4))`, the
+/// frequency of a tone with that ratio. A recording through a telephone line (300-3400 Hz)
+/// reads 2.6-3.0 kHz at any sample rate; a phone's own recording at 16 kHz about 4.4 kHz, at
+/// 32-48 kHz 5-9 kHz even for a dark breath (measured on the random tuning corpus; docs/algorithm.md).
+///
+/// The band changes slowly, so the audio is read in blocks of `blockDuration` (default 40 ms) of
+/// which only the first `measuredDuration` (default 10 ms) is measured: its two energies are
+/// summed in eight lanes, with the last four samples of the block before, so the result does not
+/// depend on the chunking; ``upperFrequency(from:to:)`` reads any span of the last `memoryTime`
+/// (default 2 s). Less than an operation per sample; no allocation after set-up.
+struct BandMeter {
+    /// The defaults: blocks of 40 ms, the first 10 ms of each measured, 2 s of memory.
+    static let blockDuration = 0.04
+    static let measuredDuration = 0.01
+    static let memoryTime = 2.0
+
+    /// The second and fourth differences' energies of a block.
+    struct Energies: AdditiveArithmetic {
+        var second: Double
+        var fourth: Double
+
+        static let zero = Energies(second: 0, fourth: 0)
+        static func + (a: Energies, b: Energies) -> Energies { Energies(second: a.second + b.second, fourth: a.fourth + b.fourth) }
+        static func - (a: Energies, b: Energies) -> Energies { Energies(second: a.second - b.second, fourth: a.fourth - b.fourth) }
+    }
+
+    let sampleRate: Double
+    /// Samples measured at the start of each block.
+    private let measuredLength: Int
+    private var blocks: AudioBlocks
+    private var totals: BlockTotals<Energies>
+    /// The last four samples before the next block, oldest first.
+    private var history = SIMD4<Float>.zero
+
+    init(
+        sampleRate: Double, blockDuration: Double = BandMeter.blockDuration,
+        measuredDuration: Double = BandMeter.measuredDuration, memoryTime: Double = BandMeter.memoryTime
+    ) {
+        self.sampleRate = sampleRate
+        blocks = AudioBlocks(blockLength: max(8, Int((blockDuration * sampleRate).rounded())))
+        measuredLength = min(blocks.blockLength, max(8, Int((measuredDuration * sampleRate).rounded())))
+        totals = BlockTotals(blockLength: blocks.blockLength, sampleRate: sampleRate, memoryTime: memoryTime)
+    }
+
+    mutating func reset() {
+        blocks.reset()
+        totals.reset()
+        history = .zero
+    }
+
+    /// Takes the next samples of the recording.
+    mutating func process(_ samples: UnsafeBufferPointer<Float>) {
+        let (length, measured) = (blocks.blockLength, measuredLength)
+        blocks.process(samples) { block in
+            totals.append(Self.energies(block, count: measured, history: history))
+            history = SIMD4(block[length - 4], block[length - 3], block[length - 2], block[length - 1])
+        }
+    }
+
+    /// The upper frequency of the completed blocks within `start..<end` seconds and the memory,
+    /// in Hz; nil when there are none or they are silent.
+    func upperFrequency(from start: Double, to end: Double) -> Double? {
+        let (energies, count) = totals.sum(from: start, to: end)
+        guard count > 0, energies.second > 1e-20 else { return nil }
+        let ratio = max(0, energies.fourth) / energies.second
+        return sampleRate / Double.pi * arcsine(min(1, power(ratio / 16, 0.25)))
+    }
+
+    /// A block's energies: its first four samples with the history, scalar, then eight at a time.
+    private static func energies(_ x: UnsafePointer<Float>, count: Int, history: SIMD4<Float>) -> Energies {
+        @inline(__always) func sample(_ n: Int) -> Float { n >= 0 ? x[n] : history[4 + n] }
+        var second = Float(0), fourth = Float(0)
+        for n in 0..<4 {
+            let d = (sample(n) - 2 * sample(n - 1) + sample(n - 2), sample(n - 1) - 2 * sample(n - 2) + sample(n - 3),
+                     sample(n - 2) - 2 * sample(n - 3) + sample(n - 4))
+            let d4 = d.0 - 2 * d.1 + d.2
+            second += d.0 * d.0
+            fourth += d4 * d4
+        }
+        let raw = UnsafeRawPointer(x), stride = MemoryLayout<Float>.stride
+        var seconds = SIMD8<Float>.zero, fourths = SIMD8<Float>.zero
+        var i = 4
+        while i &+ 8 <= count {
+            @inline(__always) func load(_ lag: Int) -> SIMD8<Float> {
+                raw.loadUnaligned(fromByteOffset: (i &- lag) &* stride, as: SIMD8<Float>.self)
+            }
+            let (x0, x1, x2, x3, x4) = (load(0), load(1), load(2), load(3), load(4))
+            let d0 = x0 - 2 * x1 + x2, d1 = x1 - 2 * x2 + x3, d2 = x2 - 2 * x3 + x4
+            let d4 = d0 - 2 * d1 + d2
+            seconds += d0 * d0
+            fourths += d4 * d4
+            i &+= 8
+        }
+        second += seconds.sum()
+        fourth += fourths.sum()
+        for n in i..<count {
+            let d0 = x[n] - 2 * x[n - 1] + x[n - 2], d1 = x[n - 1] - 2 * x[n - 2] + x[n - 3], d2 = x[n - 2] - 2 * x[n - 3] + x[n - 4]
+            let d4 = d0 - 2 * d1 + d2
+            second += d0 * d0
+            fourth += d4 * d4
+        }
+        guard second.isFinite, fourth.isFinite else { return .zero }
+        return Energies(second: Double(second), fourth: Double(fourth))
+    }
+}
