@@ -23,7 +23,8 @@ swiftc -target wasm32-unknown-none-wasm -enable-experimental-feature Embedded -e
     -wmo -O -parse-as-library -Xfrontend -disable-stack-protector -Xcc -msimd128 -Xllvm -mattr=+simd128 -module-name OPEPKit \
     $(find Sources/OPEPKit Web/Engine -name '*.swift' | LC_ALL=C sort) -c -o "$work/engine.o"
 exports=(opep_start opep_input opep_process opep_frames opep_live opep_events opep_event_count opep_finish opep_snapshot opep_document opep_document_length opep_text opep_set_text opep_advice)
-wasm-ld --no-entry --gc-sections --strip-all ${exports[@]/#/--export=} \
+# A stack of 1 MiB (the default 64 KiB is too small for the analysis's value types copied on it).
+wasm-ld --no-entry --gc-sections --strip-all -z stack-size=1048576 ${exports[@]/#/--export=} \
     "$work/engine.o" "$libc/libc.a" "$libc/libm.a" "$builtins" -o "$out"
 if $check; then
     cmp -s "$out" "$committed" || { echo "build-web: $committed is not the build of the current sources; run scripts/build-web.sh and commit it" >&2; exit 1; }

@@ -6,11 +6,11 @@ reaches the engine as it is) clipped at eight times its gain, and one with speec
 device, to headless Chromium as its microphone, on the page served by `opep serve`, once with the
 server's engine (`?engine=server`, the /live protocol) and once with the engine in the page (the
 phone coach's WebAssembly worker), in Chromium emulating a phone held upright (360 x 740). Checks that the page shows the check's sentence for the cause:
-for the clipped recording no later than 2 s after the first breath through the device begins,
-counting from the click on Start (so the browser's own start-up counts against it); for the noisy
-one, that it comes at all (the tracker still measures these breaths under the speech, so the
-sentence comes with the speech between them; its delay is printed); and that the gauge, the
-pressure and the sentence are on the screen without scrolling when it comes.
+no later than 2 s after the first breath through the device begins, counting from the click on
+Start (so the browser's own start-up counts against it): for the clipped recording with the
+first breath, for the noisy one with the speech already before it (the delay is printed, negative
+when the sentence came first); and that the gauge, the pressure and the sentence are on the
+screen without scrolling when it comes.
 
 Before those, the placement check: "Check placement" with the plain recording says the device is
 heard clearly, with the clipped one that the sound is distorted, on both engines, after one
@@ -30,7 +30,7 @@ CASES = [
     # (None: only that it comes), how the recording is made from the simulation)
     ("clipped", "distorted", 2.0, lambda opep, work, wav: subprocess.run(
         ["sox", "-V1", simulate(opep, work, "plain"), wav, "vol", "8"], check=True)),
-    ("noisy", "noise", None, lambda opep, work, wav: shutil.copy(simulate(opep, work, "speech", ["--noise", "speech", "--noise-level", "0"]), wav)),
+    ("noisy", "noise", 2.0, lambda opep, work, wav: shutil.copy(simulate(opep, work, "speech", ["--noise", "speech", "--noise-level", "0"]), wav)),
 ]
 
 

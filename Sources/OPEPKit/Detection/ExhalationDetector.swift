@@ -128,6 +128,11 @@ public struct ExhalationDetector {
     public let decisionDelay: Int
 
     private var floor: NoiseFloor
+    /// The median of the same levels: where fluctuating interference (speech, music) typically
+    /// lies, for the signal check.
+    private var background: NoiseFloor
+    /// The share of levels below the background.
+    static let backgroundPercentile = 0.5
     private let confirmFrames: Int
     private let minimumFrames: Int
     private let maximumConfirmFrames: Int
@@ -160,6 +165,9 @@ public struct ExhalationDetector {
 
     /// The current noise floor in dB, nil before the first frame.
     public var noiseFloorDB: Double? { floor.level }
+    /// The median level outside exhalations over the floor's window, in dB, nil before the first
+    /// frame (learnt even when the floor is fixed).
+    public var backgroundDB: Double? { background.level }
     /// Whether an exhalation is under way.
     public var isExhaling: Bool { sound?.exhaling ?? false }
     /// Whether a sound (perhaps an exhalation) is under way.
@@ -171,6 +179,9 @@ public struct ExhalationDetector {
         self.frameInterval = frameInterval
         floor = NoiseFloor(
             fixedLevel: configuration.noiseFloorDB, percentile: configuration.floorPercentile,
+            windowFrames: Int((configuration.floorWindow / frameInterval).rounded()))
+        background = NoiseFloor(
+            fixedLevel: nil, percentile: Self.backgroundPercentile,
             windowFrames: Int((configuration.floorWindow / frameInterval).rounded()))
         func frames(_ seconds: Double) -> Int { max(1, Int((seconds / frameInterval).rounded())) }
         confirmFrames = frames(configuration.confirmDuration)
@@ -185,6 +196,7 @@ public struct ExhalationDetector {
 
     public mutating func reset() {
         floor.reset()
+        background.reset()
         frameIndex = 0
         sound = nil
         exhalationLevelSum = 0
@@ -200,6 +212,7 @@ public struct ExhalationDetector {
         let i = frameIndex
         frameIndex += 1
         floor.update(max(levelDB, configuration.absoluteFloorDB), frozen: isExhaling)
+        background.update(max(levelDB, configuration.absoluteFloorDB), frozen: isExhaling)
         let floorLevel = max(floor.level ?? levelDB, configuration.absoluteFloorDB)
         var threshold = floorLevel + configuration.offMarginDB
         if let current = sound, current.exhaling, let breathLevel = current.meanPitchedLevel {

@@ -51,8 +51,9 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// Names the reason whenever a sound goes on without a measured flutter, with the measure
 /// behind it, so that the patient is never left guessing (issue 23).
 ///
-/// It reads what the analysis already has, frame by frame: the sound's level and the noise
-/// floor (``ExhalationDetector``), whether a sound is going on and whether it has a pitch, the
+/// It reads what the analysis already has, frame by frame: the sound's level and the room's
+/// (``ExhalationDetector/backgroundDB``: the median level between exhalations, where speech or
+/// music typically lies, not the floor of their quiet moments), whether a sound is going on and whether it has a pitch, the
 /// tracker's modulation depth, the share of clipped samples (``ClipMeter``) and the upper
 /// frequency the sound reaches (``BandMeter``). While a sound
 /// goes on, these are averaged with a memory of `memoryTime` (default 1 s), restarting with each
@@ -64,9 +65,11 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// 2. ``SignalProblem/bandLimited`` when the sound reaches no higher than `narrowBandHz`
 ///    (default 3.2 kHz: a telephone line reads 2.6-3.0 kHz, a phone's own recording at 16 kHz
 ///    about 4.4 kHz);
-/// 3. a signal-to-noise ratio, breath over floor, under `noisyMarginDB` (default 15 dB):
-///    ``SignalProblem/tooNoisy`` when the floor is above `quietRoomDBFS` (default -55 dBFS, above
-///    a quiet room and a phone microphone's own noise), ``SignalProblem/tooQuiet`` when below;
+/// 3. a signal-to-noise ratio, breath over the room, under `noisyMarginDB` (default 20 dB: on the
+///    random tuning corpus, sessions whose continuous interference lies within 15 dB of a nominal
+///    exhalation read 15-20 dB there, clear ones 21-30 dB): ``SignalProblem/tooNoisy`` when the
+///    room is above `quietRoomDBFS` (default -55 dBFS, above a quiet room and a phone
+///    microphone's own noise), ``SignalProblem/tooQuiet`` when below;
 /// 4. ``SignalProblem/tooFar`` when the modulation depth is under `shallowModulation` (default
 ///    0.2; the tracker needs 0.1, a device near the phone modulates its sound 0.4-1);
 /// 5. otherwise ``SignalProblem/noFlutter``.
@@ -95,7 +98,7 @@ public struct SignalCheck {
         /// Share of samples held at their peak that is clipping (default 0.02).
         public var clippedShareLimit: Double = 0.02
         /// Breath-over-floor ratio under which the sound is masked or too faint, in dB (default 15).
-        public var noisyMarginDB: Double = 15
+        public var noisyMarginDB: Double = 18
         /// A floor above this is a noisy room, below it a quiet one, in dB full scale (default -55).
         public var quietRoomDBFS: Double = -55
         /// Modulation depth under which the flutter is too shallow to follow (default 0.2).
@@ -141,7 +144,7 @@ public struct SignalCheck {
     public struct Observation: Sendable, Hashable {
         /// The sound's level, in dB full scale.
         public var levelDB: Double
-        /// The noise floor, in dB full scale, when known.
+        /// The room's level the sound is compared with (the median between exhalations), in dB full scale, when known.
         public var floorDB: Double?
         /// Whether a sound is going on.
         public var sounding: Bool
