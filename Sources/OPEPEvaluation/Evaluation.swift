@@ -82,6 +82,10 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var warningsDuringFlutter: [String: Double] = [:]
     /// Seconds outside true exhalations in which the signal check warned, by the reason given.
     public var warningsOutside: [String: Double] = [:]
+    /// Warnings the check raised (a warning appearing, or changing its reason) within the scored
+    /// flutter time, by the reason: unlike ``warningsDuringFlutter``, a warning raised by a sound
+    /// before the breath and still held at its start does not count.
+    public var warningsRaisedDuringFlutter: [String: Int] = [:]
     /// The causes of lost coverage the simulation drew (``DrawnCauses``).
     public var drawnCauses: [SignalProblem] = []
     /// For a case under its coverage target, the drawn causes that cost it: those whose removal
@@ -186,7 +190,7 @@ public enum Evaluator {
             plainExhalationBreaths: report.breaths.filter { b in truth.plainExhalations.contains { $0.start < b.end && b.start < $0.end } }.count,
             setsTrue: Set(truth.breaths.map(\.set)).count, setsFound: report.sets.count,
             unmeasuredFlutter: score.unmeasuredFlutter, warningsDuringFlutter: score.warningsDuringFlutter, warningsOutside: score.warningsOutside,
-            drawnCauses: DrawnCauses.of(evaluationCase.simulation), misses: [])
+            warningsRaisedDuringFlutter: score.warningsRaisedDuringFlutter, drawnCauses: DrawnCauses.of(evaluationCase.simulation), misses: [])
         result.misses = misses(result, targets: targets)
         return result
     }
@@ -300,6 +304,8 @@ struct FrameScore {
     private(set) var unmeasuredFlutter = UnmeasuredTime()
     private(set) var warningsDuringFlutter: [String: Double] = [:]
     private(set) var warningsOutside: [String: Double] = [:]
+    private(set) var warningsRaisedDuringFlutter: [String: Int] = [:]
+    private var lastWarning: SignalProblem?
     /// Per breath heard live: its first pitched live frame's time less the flutter's start.
     private(set) var gaugeDelays: [Double] = []
     private var lastHeardFlutterStart: Double?
@@ -313,6 +319,8 @@ struct FrameScore {
     }
 
     mutating func add(_ frame: SessionFrame) {
+        let raised = frame.warning != nil && frame.warning != lastWarning
+        lastWarning = frame.warning
         guard let breath = truth.breath(at: frame.time) else {
             outsideFrames += 1
             if frame.pitch != nil { outsideWithPitch += 1 }
@@ -323,7 +331,10 @@ struct FrameScore {
             let truePitch = realised.pitch(at: frame.time, window: window)
         else { return }
         flutterFrames += 1
-        if let warning = frame.warning { warningsDuringFlutter[warning.rawValue, default: 0] += frameInterval }
+        if let warning = frame.warning {
+            warningsDuringFlutter[warning.rawValue, default: 0] += frameInterval
+            if raised { warningsRaisedDuringFlutter[warning.rawValue, default: 0] += 1 }
+        }
         if frame.pitch == nil { unmeasuredFlutter.add(frameInterval, reason: frame.signal) }
         guard let pitch = frame.pitch else { return }
         let error = abs(pitch - truePitch)

@@ -61,6 +61,9 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     /// Cases that met every target in which the signal check warned during the flutter (false
     /// alarms).
     public var metButWarned: Int
+    /// Cases that met every target in which the signal check raised a warning during the flutter
+    /// (not merely held one from a sound before the breath).
+    public var metButRaised: Int
 
     public init(_ results: [EvaluationResult]) {
         cases = results.count
@@ -90,5 +93,6 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         underCoverageCostlyCause = costly.count
         underCoverageCostlyCauseGiven = costly.filter { r in r.costlyCauses.contains { r.unmeasuredFlutter.time($0) > 0 } }.count
         metButWarned = results.filter { $0.passed && !$0.warningsDuringFlutter.isEmpty }.count
+        metButRaised = results.filter { $0.passed && !$0.warningsRaisedDuringFlutter.isEmpty }.count
     }
 }

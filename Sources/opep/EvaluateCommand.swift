@@ -196,7 +196,7 @@ enum EvaluationTable {
             "\(corpus): \(s.cases) cases, \(s.passed) met every target, \(s.breathsExact) with every breath exact"
                 + (s.worstCase.map { "; worst case \($0)" } ?? ""),
             "  exhalations without the device: \(s.plainExhalations), breaths found in them: \(s.plainExhalationBreaths)",
-            "  signal check: \(s.underCoverage) cases under 95 % coverage, a reason given in \(s.underCoverageNamed), for half or more of their unmeasured flutter in \(s.underCoverageMostlyNamed); \(s.underCoverageWithDrawnCause) drew a cause, given in \(s.underCoverageDrawnCauseGiven), \(s.underCoverageCostlyCause) lost their coverage to one, given in \(s.underCoverageCostlyCauseGiven); \(s.metButWarned) of \(s.passed) that met every target warned during a breath",
+            "  signal check: \(s.underCoverage) cases under 95 % coverage, a reason given in \(s.underCoverageNamed), for half or more of their unmeasured flutter in \(s.underCoverageMostlyNamed); \(s.underCoverageWithDrawnCause) drew a cause, given in \(s.underCoverageDrawnCauseGiven), \(s.underCoverageCostlyCause) lost their coverage to one, given in \(s.underCoverageCostlyCauseGiven); \(s.metButWarned) of \(s.passed) that met every target warned during a breath, \(s.metButRaised) raised a warning there",
             "  measure          min     p10  median     p90   worst  worst case",
         ]
         func line(_ name: String, _ spread: Spread?, _ format: (Double) -> String, higherIsBetter: Bool) {

@@ -53,11 +53,39 @@ final class DrawnCausesTests: XCTestCase {
             result("nothing drawn", coverage: 0.8, drawn: [], given: [.tooFar: 2]),
             result("unnamed", coverage: 0.9, drawn: [.tooNoisy], given: [:]),
             result("met", coverage: 0.99, drawn: [.tooNoisy], given: [:]),
+            { var r = result("met, warned", coverage: 0.99, drawn: [], given: [:]); r.warningsDuringFlutter = ["too_far": 0.1]; return r }(),
+            {
+                var r = result("met, raised", coverage: 0.99, drawn: [], given: [:])
+                r.warningsDuringFlutter = ["too_far": 0.5]
+                r.warningsRaisedDuringFlutter = ["too_far": 1]
+                return r
+            }(),
         ])
         XCTAssertEqual(summary.underCoverage, 4)
         XCTAssertEqual(summary.underCoverageNamed, 3)
         XCTAssertEqual(summary.underCoverageMostlyNamed, 3)
         XCTAssertEqual(summary.underCoverageWithDrawnCause, 3)
         XCTAssertEqual(summary.underCoverageDrawnCauseGiven, 1)
+        XCTAssertEqual(summary.metButWarned, 2)
+        XCTAssertEqual(summary.metButRaised, 1)
+    }
+}
+
+final class RaisedWarningTests: XCTestCase {
+    /// A warning held from a sound before the breath does not count as raised during its flutter;
+    /// one that appears, or changes its reason, within the scored flutter does.
+    func testOnlyWarningsThatAppearWithinTheFlutterAreRaisedThere() {
+        let breath = trueBreath(1, 5)
+        let truth = GroundTruth(configuration: SimulationConfiguration(), duration: 8, breaths: [breath], huffs: [])
+        var score = FrameScore(truth: truth, settling: 0.35, window: 0.25, frameInterval: 0.01)
+        let scored = breath.flutterStart + 0.4
+        for step in 0..<800 {
+            let time = Double(step) / 100 + 0.005
+            let warning: SignalProblem? =
+                time < scored + 0.2 ? .tooNoisy : time < scored + 1 ? nil : time < scored + 1.5 ? .tooFar : time < scored + 2 ? .clipped : nil
+            score.add(SessionFrame(time: time, pitch: nil, pressure: nil, confidence: 0, exhaling: true, zone: nil, levelDB: -30, warning: warning))
+        }
+        XCTAssertEqual(score.warningsRaisedDuringFlutter, ["too_far": 1, "clipped": 1])
+        XCTAssertEqual(score.warningsDuringFlutter["too_noisy"] ?? 0, 0.25, accuracy: 0.011, "held from the settling time on, not raised")
     }
 }
