@@ -1,5 +1,6 @@
 import OPEPHistory
 import OPEPKit
+import OPEPReport
 
 /// The readable summary of a session with its per-breath table.
 enum TextReport {
@@ -56,10 +57,7 @@ enum TextReport {
     /// reasons given for at least 0.05 s, the longest first).
     static func unmeasured(_ u: UnmeasuredTime) -> String {
         guard u.total > 0 else { return "" }
-        let shown = u.reasons.filter { u.time($0) >= 0.05 }
-        let unnamed = u.total - shown.reduce(0) { $0 + u.time($1) }
-        let parts = shown.map { "\($0.words) \(fixed(u.time($0), 1)) s" } + (unnamed >= 0.05 ? ["onsets and short gaps \(fixed(unnamed, 1)) s"] : [])
-        return "; not measured \(fixed(u.total, 1)) s: " + parts.joined(separator: ", ")
+        return "; not measured \(fixed(u.total, 1)) s: " + u.breakdown
     }
 
     /// The placement check's verdict on the first breath through the device, with its figures

@@ -24,7 +24,7 @@ final class SessionReportTests: XCTestCase {
         let table = try rows(document, "//table[@id='breaths-table']/tbody/tr")
         XCTAssertEqual(table.count, session.report.breaths.count)
         for (cells, breath) in zip(table, session.report.breaths) {
-            XCTAssertEqual(cells.count, 10)
+            XCTAssertEqual(cells.count, 13)
             XCTAssertEqual(cells[0], "\(breath.index)")
             XCTAssertEqual(cells[1], "\(breath.set)")
             XCTAssertEqual(cells[2], Markup.clock(breath.start))
@@ -34,10 +34,18 @@ final class SessionReportTests: XCTestCase {
             XCTAssertEqual(cells[6], String(format: "%.1f", try XCTUnwrap(breath.maxPressure)))
             XCTAssertEqual(cells[7], String(format: "%.1f", try XCTUnwrap(breath.meanPitch)))
             XCTAssertEqual(cells[8], String(format: "%.1f %%", try XCTUnwrap(breath.shareInTarget) * 100))
+            XCTAssertEqual(cells[9], String(format: "%.1f %%", breath.flutterShare * 100))
+            let unmeasured = try XCTUnwrap(breath.unmeasured)
+            XCTAssertEqual(cells[10], unmeasured.total > 0 ? unmeasured.breakdown : "")
+            XCTAssertTrue(unmeasured.total == 0 || cells[10].hasSuffix(" s"), cells[10])
+            XCTAssertEqual(cells[11], breath.signal?.problem?.words ?? "clear")
             let flags = BreathFlagRules().flags(for: breath, target: .standard).map(\.rawValue)
-            XCTAssertEqual(cells[9], flags.isEmpty ? "ok" : flags.joined(), "breath \(breath.index)")
+            XCTAssertEqual(cells[12], flags.isEmpty ? "ok" : flags.joined(), "breath \(breath.index)")
         }
         XCTAssertEqual(try rows(document, "//table[@id='sets-table']/tbody/tr").count, session.report.sets.count)
+        let share = try XCTUnwrap(session.report.summary.flutterShare)
+        XCTAssertTrue(html.contains("Flutter measured"), "the summary says how much was measured")
+        XCTAssertTrue(html.contains(Markup.percent(share) + " of the exhalation time"))
     }
 
     func testSelfContainedWithLabelledAxes() throws {

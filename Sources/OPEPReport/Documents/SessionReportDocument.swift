@@ -124,6 +124,12 @@ public struct SessionReportDocument {
             ("Below target", Markup.percent(s.zoneShares?.below)),
             ("Above target", Markup.percent(s.zoneShares?.above)),
         ]
+        if let share = s.flutterShare {
+            facts.append(("Flutter measured", Markup.percent(share) + " of the exhalation time"))
+        }
+        if let unmeasured = s.unmeasured, unmeasured.total > 0 {
+            facts.append(("Not measured", Markup.number(unmeasured.total, 1) + " s: " + unmeasured.breakdown))
+        }
         if let ratio = s.exhalationInhalationRatio {
             facts.append(("Exhale / inhale", Markup.number(ratio, 1) + " (\(s.inhalationsHeard) heard)"))
         }
@@ -206,15 +212,20 @@ public struct SessionReportDocument {
             var cells = [
                 "\(b.index)", "\(b.set)", Markup.clock(b.start), Markup.number(b.duration, 1),
                 Markup.number(b.meanPressure, 1), Markup.number(b.minPressure, 1), Markup.number(b.maxPressure, 1),
-                Markup.number(b.meanPitch, 1), Markup.percent(b.shareInTarget),
+                Markup.number(b.meanPitch, 1), Markup.percent(b.shareInTarget), Markup.percent(b.flutterShare),
+                b.unmeasured.map { $0.total > 0 ? $0.breakdown : "" } ?? "–",
+                b.signal.map { signal in signal.problem?.words ?? "clear" } ?? "–",
             ].map(Markup.escape)
             cells.append(flagCell)
             return (attributes: "class=\"breath\" id=\"breath-\(b.index)\"", cells: cells)
         }
         return HTMLPage.table(
             id: "breaths-table", caption: nil,
-            header: ["#", "Set", "Start", "Duration (s)", "Mean (cmH2O)", "Min (cmH2O)", "Max (cmH2O)", "Pitch (Hz)", "In target", "Flags"],
-            numeric: [0, 1, 3, 4, 5, 6, 7, 8], rows: rows)
+            header: [
+                "#", "Set", "Start", "Duration (s)", "Mean (cmH2O)", "Min (cmH2O)", "Max (cmH2O)", "Pitch (Hz)", "In target",
+                "Measured", "Not measured", "Signal", "Flags",
+            ],
+            numeric: [0, 1, 3, 4, 5, 6, 7, 8, 9], rows: rows)
     }
 
     /// At most `limit` points: consecutive points are averaged in equal groups (a gap stays a gap
@@ -236,5 +247,17 @@ public struct SessionReportDocument {
             index += group
         }
         return out
+    }
+}
+
+extension UnmeasuredTime {
+    /// "too noisy 2.0 s, too far 1.5 s, onsets and short gaps 0.6 s": the reasons given for at
+    /// least 0.05 s, the longest first, then the time without a reason.
+    public var breakdown: String {
+        let shown = reasons.filter { time($0) >= 0.05 }
+        let unnamed = total - shown.reduce(0) { $0 + time($1) }
+        let parts = shown.map { "\($0.words) \(Markup.number(time($0), 1)) s" }
+            + (unnamed >= 0.05 ? ["onsets and short gaps \(Markup.number(unnamed, 1)) s"] : [])
+        return parts.joined(separator: ", ")
     }
 }

@@ -99,17 +99,27 @@ function zoneBar(shares) {
       parts.map(([z, l, v]) => el('span', {}, el('i', { class: `swatch zone-${z}` }), ` ${l} ${pct(v)}`))));
 }
 
-/** The breaths as a table: number, set, start, length, pressures, pitch and time in target. */
+/** The signal check's reasons for a breath's time without a pitch, longest first ("too noisy 1.2 s"). */
+function unheardReasons(unmeasured) {
+  if (!unmeasured) return '—';
+  const parts = Object.entries(unmeasured).filter(([key, seconds]) => key !== 'total_s' && seconds >= 0.05)
+    .sort((a, b) => b[1] - a[1]).map(([key, seconds]) => `${key.slice(0, -2).replace(/_/g, ' ')} ${num(seconds)} s`);
+  return parts.join(', ') || (unmeasured.total_s >= 0.05 ? 'onsets and short gaps' : '');
+}
+
+/** The breaths as a table: number, set, start, length, pressures, pitch, time in target, the
+ * share with a flutter heard and why the rest was not. */
 export function breathsTable(breaths) {
   if (!breaths?.length) return el('p', { class: 'muted' }, 'No breaths through the device were heard.');
-  const head = ['Breath', 'Set', 'Start', 'Length (s)', 'Mean (cmH₂O)', 'Min–max (cmH₂O)', 'Pitch (Hz)', 'In target', 'Flutter heard'];
+  const head = ['Breath', 'Set', 'Start', 'Length (s)', 'Mean (cmH₂O)', 'Min–max (cmH₂O)', 'Pitch (Hz)', 'In target', 'Flutter heard', 'Not heard because'];
   return el('div', { class: 'table-wrap' }, el('table', { class: 'data' },
     el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, breaths.map((b) => el('tr', {},
       el('th', { scope: 'row' }, b.index), el('td', {}, b.set), el('td', {}, clock(b.start_s)),
       el('td', {}, num(b.duration_s)), el('td', {}, num(b.mean_pressure_cmh2o)),
       el('td', {}, `${num(b.min_pressure_cmh2o)}–${num(b.max_pressure_cmh2o)}`),
-      el('td', {}, num(b.mean_pitch_hz)), el('td', {}, pct(b.share_in_target)), el('td', {}, pct(b.flutter_share)))))));
+      el('td', {}, num(b.mean_pitch_hz)), el('td', {}, pct(b.share_in_target)), el('td', {}, pct(b.flutter_share)),
+      el('td', {}, unheardReasons(b.unmeasured)))))));
 }
 
 /** The sets as a table. */
