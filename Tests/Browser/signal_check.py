@@ -99,13 +99,18 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
 
-def placement(driver_port, url, wav):
-    """The placement check's verdict and figures with `wav` as the microphone."""
-    driver = PhoneDriver(driver_port, [
+def phone(driver_port, wav):
+    """Headless Chromium as a phone held upright, with `wav` as its microphone."""
+    return PhoneDriver(driver_port, [
         "--headless=new", "--no-sandbox", "--disable-gpu",
         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
         f"--use-file-for-fake-audio-capture={wav}", "--autoplay-policy=no-user-gesture-required",
     ])
+
+
+def placement(driver_port, url, wav):
+    """The placement check's verdict and figures with `wav` as the microphone."""
+    driver = phone(driver_port, wav)
     try:
         driver.go(url)
         wait("the placement button", lambda: driver.text("#placement-check") is not None, 20)
@@ -124,11 +129,7 @@ def placement(driver_port, url, wav):
 
 def sentence_delay(driver_port, url, wav, words):
     """Seconds from the click on Start until the page shows a sentence containing `words`."""
-    driver = PhoneDriver(driver_port, [
-        "--headless=new", "--no-sandbox", "--disable-gpu",
-        "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-        f"--use-file-for-fake-audio-capture={wav}", "--autoplay-policy=no-user-gesture-required",
-    ])
+    driver = phone(driver_port, wav)
     try:
         driver.go(url)
         wait("the start button", lambda: driver.text("#start") is not None, 20)

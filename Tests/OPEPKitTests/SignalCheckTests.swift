@@ -1,6 +1,20 @@
 import XCTest
 @testable import OPEPKit
 
+/// Hands `samples` to `process` whole, or in chunks of the lengths of `chunks` in turn.
+private func feed(_ samples: [Float], in chunks: [Int]?, to process: (UnsafeBufferPointer<Float>) -> Void) {
+    samples.withUnsafeBufferPointer { all in
+        guard let chunks else { return process(all) }
+        var start = 0, next = 0
+        while start < all.count {
+            let end = min(all.count, start + chunks[next % chunks.count])
+            process(UnsafeBufferPointer(rebasing: all[start..<end]))
+            start = end
+            next += 1
+        }
+    }
+}
+
 final class ClipMeterTests: XCTestCase {
     private func meter(sampleRate: Double = 16000) -> ClipMeter {
         ClipMeter(sampleRate: sampleRate, blockDuration: 0.01, tolerance: 0.001, quietestPeakDBFS: -30, memoryTime: 2)
@@ -8,16 +22,7 @@ final class ClipMeterTests: XCTestCase {
 
     private func share(of samples: [Float], chunks: [Int]? = nil, sampleRate: Double = 16000) -> Double {
         var meter = meter(sampleRate: sampleRate)
-        samples.withUnsafeBufferPointer { all in
-            guard let chunks else { return meter.process(all) }
-            var start = 0, next = 0
-            while start < all.count {
-                let end = min(all.count, start + chunks[next % chunks.count])
-                meter.process(UnsafeBufferPointer(rebasing: all[start..<end]))
-                start = end
-                next += 1
-            }
-        }
+        feed(samples, in: chunks) { meter.process($0) }
         let duration = Double(samples.count) / sampleRate
         return meter.clippedShare(from: duration - 1, to: duration)
     }
@@ -62,16 +67,7 @@ final class ClipMeterTests: XCTestCase {
 final class BandMeterTests: XCTestCase {
     private func upper(_ samples: [Float], sampleRate: Double, chunks: [Int]? = nil) -> Double? {
         var meter = BandMeter(sampleRate: sampleRate)
-        samples.withUnsafeBufferPointer { all in
-            guard let chunks else { return meter.process(all) }
-            var start = 0, next = 0
-            while start < all.count {
-                let end = min(all.count, start + chunks[next % chunks.count])
-                meter.process(UnsafeBufferPointer(rebasing: all[start..<end]))
-                start = end
-                next += 1
-            }
-        }
+        feed(samples, in: chunks) { meter.process($0) }
         let duration = Double(samples.count) / sampleRate
         return meter.upperFrequency(from: duration - 1, to: duration)
     }
