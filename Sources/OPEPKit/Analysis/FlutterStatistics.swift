@@ -64,7 +64,8 @@ struct FlutterStatistics {
         let n = Double(frames)
         let levelDB = 10 * logarithm10(max(levelPower / n, 1e-14))
         var figures = SignalFigures(
-            snrDB: floorDB.map { SignalCheck.signalToNoise(levelDB: levelDB, floorDB: $0) }, modulation: modulationSum / n,
+            snrDB: floorDB.map { (SignalCheck.signalToNoise(levelDB: levelDB, floorDB: $0) * 10).rounded() / 10 },
+            modulation: modulationSum / n,
             clippedShare: clippedSum / n, upperFrequencyHz: bandFrames > 0 ? (bandSum / Double(bandFrames)).rounded() : nil,
             problem: nil)
         figures.problem = SignalCheck.verdict(
