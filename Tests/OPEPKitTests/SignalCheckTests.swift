@@ -121,15 +121,15 @@ final class SignalCheckTests: XCTestCase {
     }
 
     private func sound(
-        level: Double = -30, floor: Double = -70, pitched: Bool = false, modulation: Double = 0.5, clipped: Double = 0,
+        level: Double = -30, room: Double = -70, pitched: Bool = false, modulation: Double = 0.5, clipped: Double = 0,
         band: Double? = 6000
     ) -> SignalCheck.Observation {
         .init(
-            levelDB: level, floorDB: floor, sounding: true, pitched: pitched, modulation: modulation, clippedShare: clipped,
+            levelDB: level, roomDB: room, sounding: true, pitched: pitched, modulation: modulation, clippedShare: clipped,
             upperFrequencyHz: band)
     }
 
-    private let quiet = SignalCheck.Observation(levelDB: -70, floorDB: -70, sounding: false, pitched: false, modulation: 0, clippedShare: 0)
+    private let quiet = SignalCheck.Observation(levelDB: -70, roomDB: -70, sounding: false, pitched: false, modulation: 0, clippedShare: 0)
 
     /// Each cause gets its own reason, with its measure, in the documented order (a condition of
     /// the sound at once, no flutter once the sound has gone on for the patience), and the same as
@@ -137,9 +137,9 @@ final class SignalCheckTests: XCTestCase {
     func testEachCauseIsNamedWithItsMeasure() throws {
         let cases: [(SignalCheck.Observation, SignalProblem, Double)] = [
             (sound(clipped: 0.3, band: 2000), .clipped, 0.3),
-            (sound(level: -40, floor: -45, band: 2900), .bandLimited, 2900),
-            (sound(level: -40, floor: -45, clipped: 0.01), .tooNoisy, SignalCheck.signalToNoise(levelDB: -40, floorDB: -45)),
-            (sound(level: -65, floor: -70), .tooQuiet, SignalCheck.signalToNoise(levelDB: -65, floorDB: -70)),
+            (sound(level: -40, room: -45, band: 2900), .bandLimited, 2900),
+            (sound(level: -40, room: -45, clipped: 0.01), .tooNoisy, SignalCheck.signalToNoise(levelDB: -40, roomDB: -45)),
+            (sound(level: -65, room: -70), .tooQuiet, SignalCheck.signalToNoise(levelDB: -65, roomDB: -70)),
             (sound(modulation: 0.12), .tooFar, 0.12),
             (sound(modulation: 0.6), .noFlutter, 0.6),
         ]
@@ -154,7 +154,7 @@ final class SignalCheckTests: XCTestCase {
         }
         var unknownBand = try check()
         XCTAssertEqual(run(&unknownBand, 2, sound(band: nil)).last?.reason?.problem, .noFlutter, "a band not measured is no condition")
-        XCTAssertEqual(SignalCheck.signalToNoise(levelDB: -20, floorDB: -30), 9.54, accuracy: 0.01)
+        XCTAssertEqual(SignalCheck.signalToNoise(levelDB: -20, roomDB: -30), 9.54, accuracy: 0.01)
     }
 
     /// No reason while nothing sounds or the flutter is heard; a warning waits for the patience,
@@ -209,17 +209,17 @@ final class SignalCheckTests: XCTestCase {
     /// then the condition the averages meet, then the reason given most, then no flutter.
     func testTheVerdictOnAWholeBreath() {
         let c = SignalCheck.Configuration()
-        func verdict(snr: Double? = 30, floor: Double? = -60, modulation: Double = 0.6, clipped: Double = 0.005,
+        func verdict(snr: Double? = 30, room: Double? = -60, modulation: Double = 0.6, clipped: Double = 0.005,
                      share: Double = 0.9, unmeasured: UnmeasuredTime = UnmeasuredTime(), band: Double? = 6000) -> SignalProblem? {
             SignalCheck.verdict(
                 on: SignalFigures(snrDB: snr, modulation: modulation, clippedShare: clipped, upperFrequencyHz: band, problem: nil),
-                floorDB: floor, flutterShare: share, unmeasured: unmeasured, configuration: c)
+                roomDB: room, flutterShare: share, unmeasured: unmeasured, configuration: c)
         }
         XCTAssertNil(verdict())
         XCTAssertEqual(verdict(clipped: 0.05), .clipped, "clipped even while measured")
         XCTAssertNil(verdict(snr: 5, modulation: 0.1), "measured in 90 %: heard clearly")
-        XCTAssertEqual(verdict(snr: 5, floor: -40, share: 0.3), .tooNoisy)
-        XCTAssertEqual(verdict(snr: 5, floor: -70, share: 0.3), .tooQuiet)
+        XCTAssertEqual(verdict(snr: 5, room: -40, share: 0.3), .tooNoisy)
+        XCTAssertEqual(verdict(snr: 5, room: -70, share: 0.3), .tooQuiet)
         XCTAssertEqual(verdict(modulation: 0.1, share: 0.3), .tooFar)
         XCTAssertEqual(verdict(snr: 5, share: 0.3, band: 2800), .bandLimited, "the band before the noise")
         XCTAssertEqual(verdict(snr: nil, share: 0.3, unmeasured: UnmeasuredTime(total: 2, tooNoisy: 0.5, tooFar: 1)), .tooFar)

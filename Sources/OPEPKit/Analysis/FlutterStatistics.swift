@@ -59,17 +59,17 @@ struct FlutterStatistics {
 
     /// The frames' mean level (power), modulation depth, clipped share and upper frequency, with
     /// the check's verdict; nil without frames.
-    func signal(floorDB: Double?, check: SignalCheck.Configuration) -> SignalFigures? {
+    func signal(roomDB: Double?, check: SignalCheck.Configuration) -> SignalFigures? {
         guard frames > 0 else { return nil }
         let n = Double(frames)
         let levelDB = 10 * logarithm10(max(levelPower / n, 1e-14))
         var figures = SignalFigures(
-            snrDB: floorDB.map { (SignalCheck.signalToNoise(levelDB: levelDB, floorDB: $0) * 10).rounded() / 10 },
+            snrDB: roomDB.map { (SignalCheck.signalToNoise(levelDB: levelDB, roomDB: $0) * 10).rounded() / 10 },
             modulation: modulationSum / n,
             clippedShare: clippedSum / n, upperFrequencyHz: bandFrames > 0 ? (bandSum / Double(bandFrames)).rounded() : nil,
             problem: nil)
         figures.problem = SignalCheck.verdict(
-            on: figures, floorDB: floorDB, flutterShare: flutterShare, unmeasured: unmeasuredFrames, configuration: check)
+            on: figures, roomDB: roomDB, flutterShare: flutterShare, unmeasured: unmeasuredFrames, configuration: check)
         return figures
     }
 

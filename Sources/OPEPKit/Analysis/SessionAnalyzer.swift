@@ -207,7 +207,7 @@ public struct SessionAnalyzer {
         pending[index % pending.count].clippedShare = clippedShare
         pending[index % pending.count].upperFrequencyHz = band
         let verdict = signalCheck.process(SignalCheck.Observation(
-            levelDB: level, floorDB: detector.backgroundDB, sounding: detector.isListening, pitched: frame.pitch != nil,
+            levelDB: level, roomDB: detector.backgroundDB, sounding: detector.isListening, pitched: frame.pitch != nil,
             modulation: frame.modulation, clippedShare: clippedShare, upperFrequencyHz: band))
         pending[index % pending.count].signal = verdict.reason?.problem
         pending[index % pending.count].warning = verdict.warning?.problem
@@ -317,7 +317,7 @@ public struct SessionAnalyzer {
             minPressure: s.lowestPressure, maxPressure: s.highestPressure, meanPitch: s.meanPitch,
             shareInTarget: s.zoneShares?.within, flutterShare: s.flutterShare,
             unmeasured: s.unmeasuredFrames.scaled(by: frameInterval),
-            signal: s.signal(floorDB: detector.backgroundDB, check: signalCheck.configuration))
+            signal: s.signal(roomDB: detector.backgroundDB, check: signalCheck.configuration))
         breaths.append(record)
         setBreaths.append(record)
         setStatistics.add(s)

@@ -21,10 +21,10 @@ public struct SessionFrame: Sendable, Hashable {
     public var warning: SignalProblem?
     /// The tracker's modulation depth of the sound here, and the share of its samples held at
     /// their peak (``ClipMeter``): what a breath's ``SignalFigures`` average. Not stored.
-    public var modulation: Double
-    public var clippedShare: Double
+    public var modulation: Double = 0
+    public var clippedShare: Double = 0
     /// The upper frequency the sound reaches here, in Hz (``BandMeter``), when known. Not stored.
-    public var upperFrequencyHz: Double?
+    public var upperFrequencyHz: Double? = nil
 
     public init(
         time: Double, pitch: Double?, pressure: Double?, confidence: Double, exhaling: Bool, zone: PressureZone?,
@@ -85,16 +85,6 @@ extension SessionFrame: Codable {
     enum CodingKeys: String, CodingKey {
         case time = "time_s", pitch = "pitch_hz", pressure = "pressure_cmh2o", confidence, exhaling, zone
         case levelDB = "level_db", signal, warning
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            time: try c.decode(Double.self, forKey: .time), pitch: try c.decodeIfPresent(Double.self, forKey: .pitch),
-            pressure: try c.decodeIfPresent(Double.self, forKey: .pressure), confidence: try c.decode(Double.self, forKey: .confidence),
-            exhaling: try c.decode(Bool.self, forKey: .exhaling), zone: try c.decodeIfPresent(PressureZone.self, forKey: .zone),
-            levelDB: try c.decode(Double.self, forKey: .levelDB), signal: try c.decodeIfPresent(SignalProblem.self, forKey: .signal),
-            warning: try c.decodeIfPresent(SignalProblem.self, forKey: .warning))
     }
 }
 extension SessionEvent: Codable {

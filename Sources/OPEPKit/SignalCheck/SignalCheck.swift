@@ -97,9 +97,9 @@ public struct SignalCheck {
         public var measuredShare: Double = 0.6
         /// Share of samples held at their peak that is clipping (default 0.02).
         public var clippedShareLimit: Double = 0.02
-        /// Breath-over-floor ratio under which the sound is masked or too faint, in dB (default 15).
+        /// Breath-over-room ratio under which the sound is masked or too faint, in dB (default 18).
         public var noisyMarginDB: Double = 18
-        /// A floor above this is a noisy room, below it a quiet one, in dB full scale (default -55).
+        /// A room above this is a noisy one, below it a quiet one, in dB full scale (default -55).
         public var quietRoomDBFS: Double = -55
         /// Modulation depth under which the flutter is too shallow to follow (default 0.2).
         public var shallowModulation: Double = 0.2
@@ -126,7 +126,7 @@ public struct SignalCheck {
     public struct Finding: Sendable, Hashable {
         public var problem: SignalProblem
         /// The measure that decided it, in its unit: the clipped share (0-1), the breath's ratio
-        /// over the floor (dB), the modulation depth, or the sample rate (Hz).
+        /// over the room (dB), the modulation depth, or the upper frequency (Hz).
         public var measure: Double
     }
 
@@ -145,7 +145,7 @@ public struct SignalCheck {
         /// The sound's level, in dB full scale.
         public var levelDB: Double
         /// The room's level the sound is compared with (the median between exhalations), in dB full scale, when known.
-        public var floorDB: Double?
+        public var roomDB: Double?
         /// Whether a sound is going on.
         public var sounding: Bool
         /// Whether the frame has a flutter pitch.
@@ -169,7 +169,7 @@ public struct SignalCheck {
     private var flutterFrames = 0
     private var measured = 1.0
     private var sinceCause = 0
-    private var means = (level: 0.0, floor: 0.0, modulation: 0.0, clipped: 0.0, band: 0.0)
+    private var means = (level: 0.0, room: 0.0, modulation: 0.0, clipped: 0.0, band: 0.0)
     private var bandFrames = 0
     /// The warning standing after the last frame.
     public private(set) var warning: Finding?
@@ -214,10 +214,10 @@ public struct SignalCheck {
         }
         wasSounding = true
         soundFrames += 1
-        let floor = observation.floorDB ?? observation.levelDB
+        let room = observation.roomDB ?? observation.levelDB
         let weight = max(mix, 1 / Double(soundFrames))
         means.level += weight * (observation.levelDB - means.level)
-        means.floor += weight * (floor - means.floor)
+        means.room += weight * (room - means.room)
         means.modulation += weight * (observation.modulation - means.modulation)
         means.clipped += weight * (observation.clippedShare - means.clipped)
         if let band = observation.upperFrequencyHz {
@@ -243,29 +243,29 @@ public struct SignalCheck {
         return Verdict(reason: reason, warning: warning)
     }
 
-    /// The breath's level over the floor, in dB, from the sound's level over it.
-    static func signalToNoise(levelDB: Double, floorDB: Double) -> Double {
-        let excess = power(10, (levelDB - floorDB) / 10) - 1
+    /// The breath's level over the room's, in dB, from the sound's level over it.
+    static func signalToNoise(levelDB: Double, roomDB: Double) -> Double {
+        let excess = power(10, (levelDB - roomDB) / 10) - 1
         return 10 * logarithm10(max(excess, 1e-6))
     }
 
     /// The first condition that keeps the sound as it is now from being measured well, if any.
     private func condition() -> Finding? {
         Self.condition(
-            clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, floorDB: means.floor),
-            floorDB: means.floor, modulation: means.modulation, upperFrequencyHz: bandFrames > 0 ? means.band : nil,
+            clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, roomDB: means.room),
+            roomDB: means.room, modulation: means.modulation, upperFrequencyHz: bandFrames > 0 ? means.band : nil,
             configuration: configuration)
     }
 
     /// The first condition (in the order above) that a sound with these averages meets, if any.
     static func condition(
-        clippedShare: Double, ratioDB: Double?, floorDB: Double?, modulation: Double, upperFrequencyHz: Double?,
+        clippedShare: Double, ratioDB: Double?, roomDB: Double?, modulation: Double, upperFrequencyHz: Double?,
         configuration c: Configuration
     ) -> Finding? {
         if clippedShare >= c.clippedShareLimit { return Finding(problem: .clipped, measure: clippedShare) }
         if let band = upperFrequencyHz, band < c.narrowBandHz { return Finding(problem: .bandLimited, measure: band) }
-        if let ratioDB, let floorDB, ratioDB < c.noisyMarginDB {
-            return Finding(problem: floorDB > c.quietRoomDBFS ? .tooNoisy : .tooQuiet, measure: ratioDB)
+        if let ratioDB, let roomDB, ratioDB < c.noisyMarginDB {
+            return Finding(problem: roomDB > c.quietRoomDBFS ? .tooNoisy : .tooQuiet, measure: ratioDB)
         }
         if modulation < c.shallowModulation { return Finding(problem: .tooFar, measure: modulation) }
         return nil
@@ -276,13 +276,13 @@ public struct SignalCheck {
     /// otherwise the condition its averages meet, else the reason given for most of its time
     /// without a pitch, else ``SignalProblem/noFlutter``.
     public static func verdict(
-        on figures: SignalFigures, floorDB: Double?, flutterShare: Double, unmeasured: UnmeasuredTime,
+        on figures: SignalFigures, roomDB: Double?, flutterShare: Double, unmeasured: UnmeasuredTime,
         configuration: Configuration
     ) -> SignalProblem? {
         if figures.clippedShare >= configuration.clippedShareLimit { return .clipped }
         guard flutterShare < configuration.measuredShare else { return nil }
         let averages = condition(
-            clippedShare: figures.clippedShare, ratioDB: figures.snrDB, floorDB: floorDB, modulation: figures.modulation,
+            clippedShare: figures.clippedShare, ratioDB: figures.snrDB, roomDB: roomDB, modulation: figures.modulation,
             upperFrequencyHz: figures.upperFrequencyHz, configuration: configuration)
         return averages?.problem ?? unmeasured.reasons.first ?? .noFlutter
     }
