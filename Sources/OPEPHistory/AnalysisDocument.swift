@@ -21,6 +21,9 @@ public struct SessionAnalysis: Codable, Sendable {
         public var latencyS: Double
         public var noiseFloorDb: Double?
         public var setPauseS: Double
+        /// How far either side of a stored frame the tracker's pitch was averaged, in seconds (0
+        /// when read from a document written before the average: its frames are the tracker's).
+        public var pitchAverageS: Double
         public var tracker: FlutterPitchTracker.Configuration
         public var detector: ExhalationDetector.Configuration
         /// The signal check's settings (today's defaults when read from a document written
@@ -34,6 +37,7 @@ public struct SessionAnalysis: Codable, Sendable {
         enum CodingKeys: String, CodingKey {
             case file, format, sampleRate = "sample_rate", device, target, frameIntervalS = "frame_interval_s"
             case latencyS = "latency_s", noiseFloorDb = "noise_floor_db", setPauseS = "set_pause_s", tracker, detector
+            case pitchAverageS = "pitch_average_s"
             case signal, warnings, recordedAt = "recorded_at"
         }
 
@@ -50,6 +54,7 @@ public struct SessionAnalysis: Codable, Sendable {
             self.latencyS = latencyS
             noiseFloorDb = configuration.detector.noiseFloorDB
             setPauseS = configuration.setPause
+            pitchAverageS = configuration.pitchAverageTime
             tracker = configuration.tracker
             detector = configuration.detector
             signal = configuration.signal
@@ -58,7 +63,7 @@ public struct SessionAnalysis: Codable, Sendable {
         }
 
         /// Decodes tolerantly: the signal check's settings, missing from a document written
-        /// before the check, take today's defaults.
+        /// before the check, take today's defaults; a missing pitch average is none.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             file = try c.decode(String.self, forKey: .file)
@@ -70,6 +75,7 @@ public struct SessionAnalysis: Codable, Sendable {
             latencyS = try c.decode(Double.self, forKey: .latencyS)
             noiseFloorDb = try c.decodeIfPresent(Double.self, forKey: .noiseFloorDb)
             setPauseS = try c.decode(Double.self, forKey: .setPauseS)
+            pitchAverageS = try c.decodeIfPresent(Double.self, forKey: .pitchAverageS) ?? 0
             tracker = try c.decode(FlutterPitchTracker.Configuration.self, forKey: .tracker)
             detector = try c.decode(ExhalationDetector.Configuration.self, forKey: .detector)
             signal = try c.decodeIfPresent(SignalCheck.Configuration.self, forKey: .signal) ?? SignalCheck.Configuration()
@@ -86,6 +92,7 @@ public struct SessionAnalysis: Codable, Sendable {
             configuration.signal = signal
             configuration.setPause = setPauseS
             configuration.huffSetPause = min(configuration.huffSetPause, setPauseS)
+            configuration.pitchAverageTime = pitchAverageS
             return configuration
         }
     }

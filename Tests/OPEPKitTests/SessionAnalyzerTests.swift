@@ -132,12 +132,39 @@ final class SessionAnalyzerTests: XCTestCase {
         let analyzer = try SessionAnalyzer(configuration: configuration)
         let framesAhead = Int(((analyzer.latency - (try FlutterPitchTracker(configuration: configuration.tracker)).latency) / analyzer.frameInterval).rounded())
         XCTAssertEqual(run.liveBeforeFinal.dropLast(framesAhead).max(), framesAhead)
-        for (live, final) in zip(run.live, run.frames) where final.pitch != nil {
+        let raw = try analyse(session.samples, sampleRate: 16000, chunk: 1600) { $0.pitchAverageTime = 0 }
+        XCTAssertEqual(raw.live, run.live, "the stored frames' average does not touch the live ones")
+        for (live, final) in zip(raw.live, raw.frames) where final.pitch != nil {
             XCTAssertEqual(live.pitch, final.pitch)
             XCTAssertEqual(live.pressure, final.pressure)
         }
         let exhaling = zip(run.live, run.frames).filter { $0.1.exhaling }
         XCTAssertGreaterThan(Double(exhaling.filter { $0.0.pitch != nil }.count) / Double(exhaling.count), 0.9)
+    }
+
+    /// A stored frame's pitch is the live pitches' average over ±0.1 s, taken in pairs either side
+    /// while both stay within 12 % of the frame's own (a plain reference).
+    func testStoredFramesAverageTheLivePitchEvenlyAroundThem() throws {
+        let session = TestSession(sampleRate: 16000, sets: 1, breathsPerSet: 2)
+        let run = try analyse(session.samples, sampleRate: 16000, chunk: 777)
+        let pitches = run.live.map(\.pitch)
+        let reach = Int((0.1 / (try SessionAnalyzer(configuration: .init(sampleRate: 16000))).frameInterval).rounded())
+        var averaged = 0
+        for (index, final) in run.frames.enumerated() where final.pitch != nil {
+            let centre = try XCTUnwrap(pitches[index])
+            var values = [centre]
+            for offset in 1...reach {
+                guard index - offset >= 0, index + offset < pitches.count,
+                    let before = pitches[index - offset], let after = pitches[index + offset],
+                    abs(before - centre) <= 0.12 * centre, abs(after - centre) <= 0.12 * centre
+                else { break }
+                values += [before, after]
+            }
+            if values.count > 1 { averaged += 1 }
+            XCTAssertEqual(try XCTUnwrap(final.pitch), values.reduce(0, +) / Double(values.count), accuracy: 1e-9, "frame \(index)")
+            XCTAssertEqual(try XCTUnwrap(final.pressure), DeviceProfile.acapella.pressure(forPitch: final.pitch!), accuracy: 1e-9)
+        }
+        XCTAssertGreaterThan(averaged, 100)
     }
 
     func testEventsComeInOrderAndMatchTheReport() throws {

@@ -41,6 +41,7 @@ enum AnalysisJSON {
             ("latency_s", .number(latency)),
             ("noise_floor_db", .value(c.detector.noiseFloorDB)),
             ("set_pause_s", .number(c.setPause)),
+            ("pitch_average_s", .number(c.pitchAverageTime)),
             ("tracker", tracker(c.tracker)),
             ("detector", detector(c.detector)),
             ("signal", signal(c.signal)),

@@ -26,6 +26,11 @@ public struct SessionAnalyzer {
         /// A pause this long ends a set when huff coughs were heard in it, in seconds (default 6.5;
         /// breaths within a set follow each other after 3-5.5 s of inhalation and hold).
         public var huffSetPause: Double = 6.5
+        /// How far either side of a stored frame the tracker's pitch is averaged, in seconds
+        /// (default 0.1; 0 stores the tracker's pitch as it is; at most 0.5). See
+        /// ``CentredPitchAverage``: the gauge shows the tracker's pitch at once, a stored frame
+        /// waits for the exhalation detector's decision anyway.
+        public var pitchAverageTime: Double = 0.1
 
         /// A configuration for a sample rate, a device and a target; everything else default.
         public init(sampleRate: Double, device: DeviceProfile = .acapella, target: TargetRange = .standard) {
@@ -49,6 +54,7 @@ public struct SessionAnalyzer {
             try require(target.lowerCmH2O < target.upperCmH2O, "target.lowerCmH2O", target.lowerCmH2O, "below target.upperCmH2O (\(target.upperCmH2O))")
             try require(setPause >= 2 && setPause <= 600, "setPause", setPause, "between 2 and 600 s")
             try require(huffSetPause >= 0 && huffSetPause <= setPause, "huffSetPause", huffSetPause, "between 0 and setPause (\(setPause) s)")
+            try require(pitchAverageTime >= 0 && pitchAverageTime <= 0.5, "pitchAverageTime", pitchAverageTime, "between 0 and 0.5 s")
             try tracker.validate()
             try detector.validate()
             try signal.validate()
@@ -66,6 +72,7 @@ public struct SessionAnalyzer {
     private var clips: ClipMeter
     private var bands: BandMeter
     private var signalCheck: SignalCheck
+    private let pitchAverage: CentredPitchAverage
     /// Half the audio a frame describes, in seconds.
     private let halfSpan: Double
     /// The most samples the clip meter reads ahead of the tracker (0.5 s, well inside its memory).
@@ -102,8 +109,11 @@ public struct SessionAnalyzer {
         signalCheck = try SignalCheck(configuration: configuration.signal, frameInterval: tracker.frameInterval)
         halfSpan = configuration.tracker.analysisDuration / 2
         sliceLength = max(1, Int(configuration.sampleRate * ClipMeter.memoryTime / 4))
+        pitchAverage = CentredPitchAverage(
+            halfWidth: configuration.pitchAverageTime, frameInterval: tracker.frameInterval,
+            consistency: configuration.tracker.consistency)
         let placeholder = SessionFrame(time: 0, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: 0)
-        pending = [SessionFrame](repeating: placeholder, count: detector.decisionDelay + 1)
+        pending = [SessionFrame](repeating: placeholder, count: detector.decisionDelay + 1 + pitchAverage.halfWidth)
         latency = tracker.latency + Double(detector.decisionDelay) * tracker.frameInterval
         anchoredEvents.reserveCapacity(8)
     }
@@ -257,6 +267,9 @@ public struct SessionAnalyzer {
     private mutating func finalize(onOutput: (SessionOutput) -> Void) {
         let slot = finalCount % pending.count
         var frame = pending[slot]
+        frame.pitch = pitchAverage.pitch(at: finalCount) { index in
+            index >= 0 && index < self.frameCount ? self.pending[index % self.pending.count].pitch : nil
+        }
         finalCount += 1
         if frame.exhaling {
             frame = withPressure(frame, exhaling: true)
@@ -357,6 +370,7 @@ extension SessionAnalyzer.Configuration: Codable {
         try c.update(&signal, from: .signal)
         try c.update(&setPause, from: .setPause)
         try c.update(&huffSetPause, from: .huffSetPause)
+        try c.update(&pitchAverageTime, from: .pitchAverageTime)
     }
 }
 #endif
