@@ -122,11 +122,11 @@ final class SignalCheckTests: XCTestCase {
 
     private func sound(
         level: Double = -30, room: Double = -70, pitched: Bool = false, modulation: Double = 0.5, clipped: Double = 0,
-        band: Double? = 6000
+        band: Double? = 6000, overshoot: Double? = 1
     ) -> SignalCheck.Observation {
         .init(
             levelDB: level, roomDB: room, sounding: true, pitched: pitched, modulation: modulation, clippedShare: clipped,
-            upperFrequencyHz: band)
+            upperFrequencyHz: band, onsetOvershootDB: overshoot)
     }
 
     private let quiet = SignalCheck.Observation(levelDB: -70, roomDB: -70, sounding: false, pitched: false, modulation: 0, clippedShare: 0)
@@ -137,7 +137,8 @@ final class SignalCheckTests: XCTestCase {
     func testEachCauseIsNamedWithItsMeasure() throws {
         let cases: [(SignalCheck.Observation, SignalProblem, Double)] = [
             (sound(clipped: 0.3, band: 2000), .clipped, 0.3),
-            (sound(level: -40, room: -45, band: 2900), .bandLimited, 2900),
+            (sound(level: -40, room: -45, band: 2900, overshoot: 8), .bandLimited, 2900),
+            (sound(level: -40, room: -45, modulation: 0.1, overshoot: 4.5), .gainControl, 4.5),
             (sound(level: -40, room: -45, clipped: 0.01), .tooNoisy, SignalCheck.signalToNoise(levelDB: -40, roomDB: -45)),
             (sound(level: -65, room: -70), .tooQuiet, SignalCheck.signalToNoise(levelDB: -65, roomDB: -70)),
             (sound(modulation: 0.12), .tooFar, 0.12),
@@ -154,6 +155,10 @@ final class SignalCheckTests: XCTestCase {
         }
         var unknownBand = try check()
         XCTAssertEqual(run(&unknownBand, 2, sound(band: nil)).last?.reason?.problem, .noFlutter, "a band not measured is no condition")
+        var noOvershootYet = try check()
+        XCTAssertEqual(run(&noOvershootYet, 2, sound(modulation: 0.1, overshoot: nil)).last?.reason?.problem, .tooFar)
+        var slightOvershoot = try check()
+        XCTAssertEqual(run(&slightOvershoot, 2, sound(modulation: 0.1, overshoot: 2.9)).last?.reason?.problem, .tooFar)
         XCTAssertEqual(SignalCheck.signalToNoise(levelDB: -20, roomDB: -30), 9.54, accuracy: 0.01)
     }
 
@@ -230,5 +235,58 @@ final class SignalCheckTests: XCTestCase {
         XCTAssertThrowsError(try check { $0.memoryTime = 0 }) { error in
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "signal.memoryTime")
         }
+    }
+}
+
+final class OnsetOvershootMeterTests: XCTestCase {
+    private let frame = 0.01
+
+    /// Feeds one sound of `levels` (dB, one per frame), taken for an exhalation from its 30th
+    /// frame when `exhaling`, then 0.5 s of quiet.
+    private func breathe(_ meter: inout OnsetOvershootMeter, _ levels: [Double], exhaling: Bool = true) {
+        for (index, level) in levels.enumerated() {
+            meter.process(levelDB: level, sounding: true, exhaling: exhaling && index >= 30)
+        }
+        for _ in 0..<50 { meter.process(levelDB: -70, sounding: false, exhaling: false) }
+    }
+
+    /// A breath rising to its level over 0.3 s, with a fading tail: no overshoot.
+    private func natural(_ level: Double = -30, seconds: Double = 3) -> [Double] {
+        let frames = Int(seconds / frame)
+        return (0..<frames).map { i in
+            if i < 30 { return level - 20 + 20 * Double(i) / 30 }
+            if i >= frames - 40 { return level - Double(i - (frames - 40)) }
+            return level + (i % 2 == 0 ? 0.5 : -0.5)
+        }
+    }
+
+    /// The same breath through a gain control: its first 0.15 s 6 dB too loud.
+    private func pumped(_ level: Double = -30) -> [Double] {
+        natural(level).enumerated().map { $0.offset < 15 ? level + 6 : $0.element }
+    }
+
+    func testAGainControlsOnsetPeakIsMeasuredAndANaturalRiseIsNot() {
+        var meter = OnsetOvershootMeter(frameInterval: frame)
+        XCTAssertNil(meter.overshootDB)
+        breathe(&meter, natural())
+        XCTAssertEqual(meter.overshootDB ?? .nan, 1, accuracy: 0.3, "the loudest onset frame is one of the plateau's ±0.5 dB")
+        var pumping = OnsetOvershootMeter(frameInterval: frame)
+        breathe(&pumping, pumped())
+        XCTAssertEqual(pumping.overshootDB ?? .nan, 6.5, accuracy: 0.3, "6 dB over a plateau whose median is 0.5 dB under its peaks")
+    }
+
+    /// Short sounds, sounds not taken for exhalations and one odd breath do not move the median.
+    func testOnlyExhalationsCountAndTheMedianHolds() {
+        var meter = OnsetOvershootMeter(frameInterval: frame)
+        breathe(&meter, pumped(), exhaling: false)
+        breathe(&meter, Array(pumped().prefix(120)))
+        XCTAssertNil(meter.overshootDB, "a voice, and a sound under 1.5 s")
+        for _ in 0..<4 { breathe(&meter, natural()) }
+        breathe(&meter, pumped(-20))
+        XCTAssertEqual(meter.overshootDB ?? .nan, 1, accuracy: 0.3)
+        meter.reset()
+        XCTAssertNil(meter.overshootDB)
+        for _ in 0..<12 { breathe(&meter, pumped()) }
+        XCTAssertEqual(meter.overshootDB ?? .nan, 6.5, accuracy: 0.3, "the last nine")
     }
 }

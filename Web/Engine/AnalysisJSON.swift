@@ -127,6 +127,7 @@ enum AnalysisJSON {
             ("quiet_room_dbfs", .number(s.quietRoomDBFS)),
             ("shallow_modulation", .number(s.shallowModulation)),
             ("narrow_band_hz", .number(s.narrowBandHz)),
+            ("gain_control_overshoot_db", .number(s.gainControlOvershootDB)),
         ])
     }
 

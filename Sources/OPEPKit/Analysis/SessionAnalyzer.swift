@@ -71,6 +71,7 @@ public struct SessionAnalyzer {
     private var detector: ExhalationDetector
     private var clips: ClipMeter
     private var bands: BandMeter
+    private var overshoots: OnsetOvershootMeter
     private var signalCheck: SignalCheck
     private let pitchAverage: CentredPitchAverage
     /// Half the audio a frame describes, in seconds.
@@ -106,6 +107,7 @@ public struct SessionAnalyzer {
         detector = try ExhalationDetector(configuration: configuration.detector, frameInterval: tracker.frameInterval)
         clips = ClipMeter(sampleRate: configuration.sampleRate)
         bands = BandMeter(sampleRate: configuration.sampleRate)
+        overshoots = OnsetOvershootMeter(frameInterval: tracker.frameInterval)
         signalCheck = try SignalCheck(configuration: configuration.signal, frameInterval: tracker.frameInterval)
         halfSpan = configuration.tracker.analysisDuration / 2
         sliceLength = max(1, Int(configuration.sampleRate * ClipMeter.memoryTime / 4))
@@ -124,6 +126,7 @@ public struct SessionAnalyzer {
         detector.reset()
         clips.reset()
         bands.reset()
+        overshoots.reset()
         signalCheck.reset()
         pendingCount = 0
         frameCount = 0
@@ -216,9 +219,11 @@ public struct SessionAnalyzer {
         let band = detector.isListening ? bands.upperFrequency(from: frame.time - halfSpan, to: frame.time + halfSpan) : nil
         pending[index % pending.count].clippedShare = clippedShare
         pending[index % pending.count].upperFrequencyHz = band
+        overshoots.process(levelDB: level, sounding: detector.isListening, exhaling: detector.isExhaling)
         let verdict = signalCheck.process(SignalCheck.Observation(
             levelDB: level, roomDB: detector.backgroundDB, sounding: detector.isListening, pitched: frame.pitch != nil,
-            modulation: frame.modulation, clippedShare: clippedShare, upperFrequencyHz: band))
+            modulation: frame.modulation, clippedShare: clippedShare, upperFrequencyHz: band,
+            onsetOvershootDB: overshoots.overshootDB))
         pending[index % pending.count].signal = verdict.reason?.problem
         pending[index % pending.count].warning = verdict.warning?.problem
         onOutput(.live(withPressure(pending[index % pending.count], exhaling: detector.isExhaling)))

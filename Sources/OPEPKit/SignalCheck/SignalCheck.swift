@@ -65,14 +65,19 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// 2. ``SignalProblem/bandLimited`` when the sound reaches no higher than `narrowBandHz`
 ///    (default 3.2 kHz: a telephone line reads 2.6-3.0 kHz, a phone's own recording at 16 kHz
 ///    about 4.4 kHz);
-/// 3. a signal-to-noise ratio, breath over the room, under `noisyMarginDB` (default 20 dB: on the
+/// 3. ``SignalProblem/gainControl`` when the session's exhalations overshoot their own level as
+///    they start by `gainControlOvershootDB` or more (default 3 dB; ``OnsetOvershootMeter``: a
+///    gain control turned up for the room between breaths; breaths heard as they are read
+///    0.6-1.9 dB). Gain control lifts the room and flattens the flutter, so it would otherwise
+///    be named noise or distance, with the wrong advice;
+/// 4. a signal-to-noise ratio, breath over the room, under `noisyMarginDB` (default 20 dB: on the
 ///    random tuning corpus, sessions whose continuous interference lies within 15 dB of a nominal
 ///    exhalation read 15-20 dB there, clear ones 21-30 dB): ``SignalProblem/tooNoisy`` when the
 ///    room is above `quietRoomDBFS` (default -55 dBFS, above a quiet room and a phone
 ///    microphone's own noise), ``SignalProblem/tooQuiet`` when below;
-/// 4. ``SignalProblem/tooFar`` when the modulation depth is under `shallowModulation` (default
+/// 5. ``SignalProblem/tooFar`` when the modulation depth is under `shallowModulation` (default
 ///    0.2; the tracker needs 0.1, a device near the phone modulates its sound 0.4-1);
-/// 5. otherwise ``SignalProblem/noFlutter``.
+/// 6. otherwise ``SignalProblem/noFlutter``.
 ///
 /// A *warning* for the patient stands once a sound has gone on for `patience` (default 1.2 s: a
 /// breath's sound starts up to 0.6 s before the rocker opens, and the tracker reports its
@@ -103,8 +108,11 @@ public struct SignalCheck {
         public var quietRoomDBFS: Double = -55
         /// Modulation depth under which the flutter is too shallow to follow (default 0.2).
         public var shallowModulation: Double = 0.2
-        /// Sample rates under this are too narrow a band, in Hz (default 11000).
+        /// An upper frequency under this is too narrow a band, in Hz (default 3200).
         public var narrowBandHz: Double = 3200
+        /// Exhalations' onset overshoot from which the phone's gain control is named, in dB
+        /// (default 3).
+        public var gainControlOvershootDB: Double = 3
 
         public init() {}
 
@@ -119,6 +127,9 @@ public struct SignalCheck {
             try require(quietRoomDBFS >= -140 && quietRoomDBFS <= 0, "signal.quietRoomDBFS", quietRoomDBFS, "between -140 and 0 dBFS")
             try require(shallowModulation >= 0 && shallowModulation <= 2, "signal.shallowModulation", shallowModulation, "between 0 and 2")
             try require(narrowBandHz >= 0 && narrowBandHz <= 192_000, "signal.narrowBandHz", narrowBandHz, "between 0 and 192000 Hz")
+            try require(
+                gainControlOvershootDB >= 0 && gainControlOvershootDB <= 60, "signal.gainControlOvershootDB",
+                gainControlOvershootDB, "between 0 and 60 dB")
         }
     }
 
@@ -126,7 +137,8 @@ public struct SignalCheck {
     public struct Finding: Sendable, Hashable {
         public var problem: SignalProblem
         /// The measure that decided it, in its unit: the clipped share (0-1), the breath's ratio
-        /// over the room (dB), the modulation depth, or the upper frequency (Hz).
+        /// over the room (dB), the modulation depth, the upper frequency (Hz), or the onset
+        /// overshoot (dB).
         public var measure: Double
     }
 
@@ -156,6 +168,9 @@ public struct SignalCheck {
         public var clippedShare: Double
         /// The upper frequency its sound reaches, in Hz, when known.
         public var upperFrequencyHz: Double? = nil
+        /// How far the session's exhalations overshoot their level as they start, in dB, when
+        /// known (``OnsetOvershootMeter``).
+        public var onsetOvershootDB: Double? = nil
     }
 
     public let configuration: Configuration
@@ -171,6 +186,7 @@ public struct SignalCheck {
     private var sinceCause = 0
     private var means = (level: 0.0, room: 0.0, modulation: 0.0, clipped: 0.0, band: 0.0)
     private var bandFrames = 0
+    private var onsetOvershootDB: Double?
     /// The warning standing after the last frame.
     public private(set) var warning: Finding?
 
@@ -191,6 +207,7 @@ public struct SignalCheck {
         sinceCause = 0
         means = (0, 0, 0, 0, 0)
         bandFrames = 0
+        onsetOvershootDB = nil
         warning = nil
     }
 
@@ -215,6 +232,7 @@ public struct SignalCheck {
         wasSounding = true
         soundFrames += 1
         let room = observation.roomDB ?? observation.levelDB
+        onsetOvershootDB = observation.onsetOvershootDB
         let weight = max(mix, 1 / Double(soundFrames))
         means.level += weight * (observation.levelDB - means.level)
         means.room += weight * (room - means.room)
@@ -254,16 +272,19 @@ public struct SignalCheck {
         Self.condition(
             clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, roomDB: means.room),
             roomDB: means.room, modulation: means.modulation, upperFrequencyHz: bandFrames > 0 ? means.band : nil,
-            configuration: configuration)
+            onsetOvershootDB: onsetOvershootDB, configuration: configuration)
     }
 
     /// The first condition (in the order above) that a sound with these averages meets, if any.
     static func condition(
         clippedShare: Double, ratioDB: Double?, roomDB: Double?, modulation: Double, upperFrequencyHz: Double?,
-        configuration c: Configuration
+        onsetOvershootDB: Double? = nil, configuration c: Configuration
     ) -> Finding? {
         if clippedShare >= c.clippedShareLimit { return Finding(problem: .clipped, measure: clippedShare) }
         if let band = upperFrequencyHz, band < c.narrowBandHz { return Finding(problem: .bandLimited, measure: band) }
+        if let overshoot = onsetOvershootDB, overshoot >= c.gainControlOvershootDB {
+            return Finding(problem: .gainControl, measure: overshoot)
+        }
         if let ratioDB, let roomDB, ratioDB < c.noisyMarginDB {
             return Finding(problem: roomDB > c.quietRoomDBFS ? .tooNoisy : .tooQuiet, measure: ratioDB)
         }
@@ -306,6 +327,7 @@ extension SignalCheck.Configuration: Codable {
         try c.update(&quietRoomDBFS, from: .quietRoomDBFS)
         try c.update(&shallowModulation, from: .shallowModulation)
         try c.update(&narrowBandHz, from: .narrowBandHz)
+        try c.update(&gainControlOvershootDB, from: .gainControlOvershootDB)
     }
 }
 #endif
