@@ -35,8 +35,7 @@ struct HistoryCommand: ParsableCommand {
     /// The session's id, for show and export.
     private var id: Int64? { operands.first.flatMap { Int64($0) } }
 
-    @Option(help: ArgumentHelp("The history database (default \(HistoryStore.defaultPath())).", valueName: "PATH"))
-    var database: String?
+    @OptionGroup var history: HistoryDatabaseOptions
 
     @Option(help: "Export format: json or csv.")
     var format: ExportFormat?
@@ -71,8 +70,8 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = database ?? HistoryStore.defaultPath()
-        if database != nil, action != .import, !FileManager.default.fileExists(atPath: path) {
+        let path = try history.sqlitePath()
+        if history.isGiven, action != .import, !FileManager.default.fileExists(atPath: path) {
             throw failure("\(path): no history there (`opep serve --database \(path)` creates one)")
         }
         let store: HistoryStore

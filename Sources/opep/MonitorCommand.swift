@@ -25,8 +25,7 @@ struct MonitorCommand: ParsableCommand {
     @Option(help: "Breaths per set in the plan (for the count and the huff cough cue).")
     var breathsPerSet: Int = 10
 
-    @Option(help: ArgumentHelp("The history database (default \(HistoryStore.defaultPath())).", valueName: "PATH"))
-    var database: String?
+    @OptionGroup var history: HistoryDatabaseOptions
 
     @Flag(help: "Do not save the session to the history.")
     var noHistory = false
@@ -99,7 +98,7 @@ struct MonitorCommand: ParsableCommand {
     }
 
     private func beginRecording(_ configuration: SessionAnalyzer.Configuration, analyzer: SessionAnalyzer) throws -> SessionRecorder {
-        let path = database ?? HistoryStore.defaultPath()
+        let path = try history.sqlitePath()
         do {
             let store = try HistoryStore(path: path)
             var plan = try store.plan()

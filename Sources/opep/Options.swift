@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OPEPAudio
+import OPEPHistory
 import OPEPKit
 
 /// A closed range written `LOW-HIGH`, e.g. `10-20`.
@@ -202,3 +203,38 @@ func readChunk(_ source: any AudioSource, path: String, into buffer: inout [Floa
 }
 
 extension FlutterPitchTracker.Method: ExpressibleByArgument {}
+
+/// `--database`: where the history lives, for the commands that read or write it.
+struct HistoryDatabaseOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The history: a SQLite file (default \(HistoryStore.defaultPath())) or a PostgreSQL server's URL, postgres://USER@HOST[:PORT]/DATABASE.",
+        valueName: "PATH-OR-URL"))
+    var database: String?
+
+    func validate() throws {
+        do {
+            _ = try HistoryLocation(database)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// Whether --database was given.
+    var isGiven: Bool { database != nil }
+
+    /// The SQLite file the history is in. This release keeps the history in SQLite files only, so
+    /// a PostgreSQL server's URL ends the command with one line that says so (no file is made).
+    func sqlitePath() throws -> String {
+        let location: HistoryLocation
+        do {
+            location = try HistoryLocation(database)
+        } catch {
+            throw failure(error.description)
+        }
+        switch location {
+        case let .sqlite(path): return path
+        case let .postgres(address):
+            throw failure("--database \(address): this release keeps the history in SQLite files only; give a file's path")
+        }
+    }
+}

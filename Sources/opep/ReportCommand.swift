@@ -33,8 +33,7 @@ struct ReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Sessions a day the plan prescribes, for the adherence report.", valueName: "N"))
     var sessionsPerDay: Int = 2
 
-    @Option(help: ArgumentHelp("The history database (default \(HistoryStore.defaultPath())).", valueName: "PATH"))
-    var database: String?
+    @OptionGroup var history: HistoryDatabaseOptions
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The HTML file to write (default: the recording's name with .html).", valueName: "FILE"))
     var output: String?
@@ -111,7 +110,7 @@ struct ReportCommand: ParsableCommand {
     }
 
     private func openHistory() throws -> HistoryStore {
-        let path = database ?? HistoryStore.defaultPath()
+        let path = try history.sqlitePath()
         guard FileManager.default.fileExists(atPath: path) else { throw failure("\(path): no history there yet") }
         do {
             return try HistoryStore(path: path)

@@ -29,8 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on (0 picks a free one).")
     var port = 8080
 
-    @Option(help: ArgumentHelp("The history database (default \(HistoryStore.defaultPath())).", valueName: "PATH"))
-    var database: String?
+    @OptionGroup var history: HistoryDatabaseOptions
 
     @Flag(help: "Keep every session's raw audio as a 32-bit float WAV next to the database.")
     var keepAudio = false
@@ -99,7 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await ServerBenchmark.run()
             return
         }
-        let path = database ?? HistoryStore.defaultPath()
+        let path = try history.sqlitePath()
         let store: HistoryStore
         do {
             store = try HistoryStore(path: path)

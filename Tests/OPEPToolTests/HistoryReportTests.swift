@@ -85,4 +85,25 @@ final class HistoryReportTests: XCTestCase {
         XCTAssertNotEqual(halfRange.status, 0)
         XCTAssertTrue(halfRange.stderr.contains("needs both --from and --to"), halfRange.stderr)
     }
+
+    /// A PostgreSQL server's URL is read as one, not as a file's path: this release says in one
+    /// line that it keeps the history in SQLite files, and makes no folder named `postgres:`; a URL
+    /// that lacks a part names it.
+    func testAServersURLIsNotTakenForAPath() throws {
+        let directory = try TemporaryDirectory()
+        let url = "postgres://postgres@127.0.0.1:5432/opep"
+        for arguments in [["history"], ["report", "--session", "1", "-o", directory.path("r.html")], ["serve", "--port", "0"]] {
+            let result = try run(arguments + ["--database", url])
+            XCTAssertNotEqual(result.status, 0, "\(arguments)")
+            XCTAssertEqual(
+                nonEmptyLines(result.stderr),
+                ["opep: error: --database \(url): this release keeps the history in SQLite files only; give a file's path"])
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "postgres:"), "no folder made from the URL")
+        let incomplete = try run(["history", "--database", "postgresql://127.0.0.1/opep"])
+        XCTAssertNotEqual(incomplete.status, 0)
+        XCTAssertTrue(
+            incomplete.stderr.contains("--database postgresql://127.0.0.1/opep: no user (postgres://USER@HOST/DATABASE, or PGUSER)"),
+            incomplete.stderr)
+    }
 }
