@@ -207,8 +207,8 @@ extension FlutterPitchTracker.Method: ExpressibleByArgument {}
 /// `--database`: where the history lives, for the commands that read or write it.
 struct HistoryDatabaseOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The history: a SQLite file (default \(HistoryStore.defaultPath())) or a PostgreSQL server's URL, postgres://USER@HOST[:PORT]/DATABASE.",
-        valueName: "PATH-OR-URL"))
+        "The history's SQLite file (default \(HistoryStore.defaultPath())); this release has no PostgreSQL store yet.",
+        valueName: "PATH"))
     var database: String?
 
     func validate() throws {
