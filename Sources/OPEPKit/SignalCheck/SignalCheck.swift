@@ -186,7 +186,6 @@ public struct SignalCheck {
     private var sinceCause = 0
     private var means = (level: 0.0, room: 0.0, modulation: 0.0, clipped: 0.0, band: 0.0)
     private var bandFrames = 0
-    private var onsetOvershootDB: Double?
     /// The warning standing after the last frame.
     public private(set) var warning: Finding?
 
@@ -207,7 +206,6 @@ public struct SignalCheck {
         sinceCause = 0
         means = (0, 0, 0, 0, 0)
         bandFrames = 0
-        onsetOvershootDB = nil
         warning = nil
     }
 
@@ -232,7 +230,6 @@ public struct SignalCheck {
         wasSounding = true
         soundFrames += 1
         let room = observation.roomDB ?? observation.levelDB
-        onsetOvershootDB = observation.onsetOvershootDB
         let weight = max(mix, 1 / Double(soundFrames))
         means.level += weight * (observation.levelDB - means.level)
         means.room += weight * (room - means.room)
@@ -250,7 +247,7 @@ public struct SignalCheck {
             ? soundFrames > patienceFrames
             : flutterFrames > patienceFrames && measured < configuration.measuredShare
         let waiting = flutterFrames == 0 && soundFrames <= patienceFrames
-        let reason = condition() ?? (observation.pitched || waiting ? nil : Finding(problem: .noFlutter, measure: means.modulation))
+        let reason = condition(onsetOvershootDB: observation.onsetOvershootDB) ?? (observation.pitched || waiting ? nil : Finding(problem: .noFlutter, measure: means.modulation))
         let clipping = soundFrames > patienceFrames && reason?.problem == .clipped
         if unmeasured || clipping {
             warning = reason ?? Finding(problem: .noFlutter, measure: means.modulation)
@@ -268,7 +265,7 @@ public struct SignalCheck {
     }
 
     /// The first condition that keeps the sound as it is now from being measured well, if any.
-    private func condition() -> Finding? {
+    private func condition(onsetOvershootDB: Double?) -> Finding? {
         Self.condition(
             clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, roomDB: means.room),
             roomDB: means.room, modulation: means.modulation, upperFrequencyHz: bandFrames > 0 ? means.band : nil,
