@@ -2,18 +2,21 @@
 """The signal check's sentence on the coach page, with a bad recording as the microphone.
 
 Plays a simulated session (44.1 kHz, the rate of Chromium's audio here, so that the recording
-reaches the engine as it is) clipped at eight times its gain, and one with speech as loud as the
+reaches the engine as it is) clipped at 100 times its gain (so flat that no flutter is left: the
+sentence is for a flutter not heard, and at eight times the flutter is still measured), and one with speech as loud as the
 device, to headless Chromium as its microphone, on the page served by `opep serve`, once with the
 server's engine (`?engine=server`, the /live protocol) and once with the engine in the page (the
 phone coach's WebAssembly worker), in Chromium emulating a phone held upright (360 x 740). Checks that the page shows the check's sentence for the cause:
 no later than 2 s after the first breath through the device begins, counting from the click on
 Start (so the browser's own start-up counts against it): for the clipped recording with the
-first breath, for the noisy one with the speech already before it (the delay is printed, negative
-when the sentence came first); and that the gauge, the pressure and the sentence are on the
+first breath or before it (at 100 times the gain the room between breaths is clipped too), for
+the noisy one with the speech already before it (the delay is printed, negative when the sentence
+came first); and that the gauge, the pressure and the sentence are on the
 screen without scrolling when it comes.
 
 Before those, the placement check: "Check placement" with the plain recording says the device is
-heard clearly, with the clipped one that the sound is distorted, on both engines, after one
+heard clearly, with the session clipped at eight times its gain that the sound is distorted (its
+flutter measured), on both engines, after one
 breath, with the measured figures, on the screen without scrolling; and nothing is saved.
 
     Tests/Browser/signal_check.py [--opep .build/debug/opep]
@@ -29,13 +32,17 @@ CASES = [
     # (name, what the sentence must say, the latest it may come after the first breath begins
     # (None: only that it comes), how the recording is made from the simulation)
     ("clipped", "distorted", 2.0, lambda opep, work, wav: subprocess.run(
-        ["sox", "-V1", simulate(opep, work, "plain"), wav, "vol", "8"], check=True)),
+        ["sox", "-V1", simulate(opep, work, "plain"), wav, "vol", "100"], check=True)),
     ("noisy", "noise", 2.0, lambda opep, work, wav: shutil.copy(simulate(opep, work, "speech", ["--noise", "speech", "--noise-level", "0"]), wav)),
 ]
 
 
-# (recording, what the placement verdict must say)
-PLACEMENTS = [("plain", "Heard clearly"), ("clipped", "distorted")]
+# (recording, what the placement verdict must say, how the recording is made from the simulation)
+PLACEMENTS = [
+    ("plain", "Heard clearly", lambda opep, work, wav: shutil.copy(simulate(opep, work, "plain"), wav)),
+    ("clipped", "distorted", lambda opep, work, wav: subprocess.run(
+        ["sox", "-V1", simulate(opep, work, "plain"), wav, "vol", "8"], check=True)),
+]
 
 
 def simulate(opep, work, name, extra=()):
@@ -63,13 +70,9 @@ def main():
         chromedriver = subprocess.Popen(["chromedriver", f"--port={driver_port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait("chromedriver", lambda: _reachable(f"http://127.0.0.1:{driver_port}/status"), 30)
         placements = []
-        for name, words in PLACEMENTS:
+        for name, words, make in PLACEMENTS:
             wav = os.path.join(work, f"placement-{name}.wav")
-            make = dict((case[0], case[3]) for case in CASES).get(name)
-            if make:
-                make(options.opep, work, wav)
-            else:
-                shutil.copy(simulate(options.opep, work, "plain"), wav)
+            make(options.opep, work, wav)
             for engine in ("server", "page"):
                 verdict, figures = placement(driver_port, url + ("?engine=server" if engine == "server" else ""), wav)
                 assert words in verdict, f"placement, {name} recording, {engine}'s engine: '{verdict}' does not say '{words}'"

@@ -193,13 +193,36 @@ final class SignalCheckTests: XCTestCase {
         XCTAssertNil(back.last?.warning)
     }
 
-    /// A clipped sound is warned about after the patience even while its flutter is measured.
-    func testClippingIsWarnedAboutWhileMeasured() throws {
+    /// A clipped sound is named clipped, pitch or not, but warned about only once its flutter is
+    /// not measured: then after the patience, as any other cause.
+    func testClippingIsWarnedAboutOnlyWhenTheFlutterIsLost() throws {
         var check = try check()
-        let verdicts = run(&check, 2, sound(pitched: true, clipped: 0.3))
+        let measured = run(&check, 2, sound(pitched: true, clipped: 0.3))
+        XCTAssertEqual(measured.last?.reason?.problem, .clipped, "a condition, pitch or not")
+        XCTAssertTrue(measured.allSatisfy { $0.warning == nil })
+        _ = run(&check, 2, quiet)
+        let lost = run(&check, 2, sound(clipped: 0.3))
+        XCTAssertEqual(lost.firstIndex { $0.warning != nil }, 120)
+        XCTAssertEqual(lost.last?.warning?.problem, .clipped)
+    }
+
+    /// A recording clipped between sounds too (so loud that no breath stands out as a sound) is
+    /// warned about after the patience; a short clipped moment and a clean room are not.
+    func testARoomClippedBetweenSoundsIsWarnedAbout() throws {
+        var check = try check()
+        var clippedRoom = quiet
+        clippedRoom.levelDB = -16
+        clippedRoom.clippedShare = 0.2
+        XCTAssertTrue(run(&check, 1, clippedRoom).allSatisfy { $0.warning == nil }, "within the patience")
+        XCTAssertTrue(run(&check, 2, quiet).allSatisfy { $0.warning == nil }, "a clean room after it")
+        _ = run(&check, 1, clippedRoom)
+        XCTAssertTrue(run(&check, 0.5, sound(pitched: true)).allSatisfy { $0.warning == nil }, "a sound ends the run")
+        let verdicts = run(&check, 2, clippedRoom)
         XCTAssertEqual(verdicts.firstIndex { $0.warning != nil }, 120)
-        XCTAssertEqual(verdicts.last?.warning?.problem, .clipped)
-        XCTAssertEqual(verdicts.last?.reason?.problem, .clipped, "a condition, pitch or not")
+        XCTAssertEqual(verdicts.last?.warning, SignalCheck.Finding(problem: .clipped, measure: 0.2))
+        XCTAssertNil(verdicts.last?.reason, "no sound, no frame without its pitch")
+        let measured = run(&check, 2, sound(pitched: true))
+        XCTAssertNil(measured.last?.warning, "cleared once a flutter is measured")
     }
 
     /// The measures restart with each sound: a clipped sound does not taint the next one.
