@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OPEPKit
 
 /// A session in the list: when, how long, what was found.
@@ -60,43 +59,35 @@ public struct TrendDay: Sendable, Hashable, Codable {
     }
 }
 
-/// Decodes an OPEPKit record from a row whose column names are the record's JSON keys.
-private struct Stored<Value: Decodable>: Decodable, FetchableRecord {
-    var value: Value
-    init(from decoder: any Decoder) throws { value = try Value(from: decoder) }
-}
-
 extension HistoryStore {
     /// Sessions newest first, optionally those started within `[from, to)`.
     public func sessions(from: Date? = nil, to: Date? = nil, limit: Int? = nil) throws -> [SessionRow] {
         var sql = "SELECT * FROM sessions WHERE started_at >= ? AND started_at < ? ORDER BY started_at DESC, id DESC"
-        var arguments: StatementArguments = [from?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude,
+        var arguments: [any SQLArgument] = [from?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude,
                                              to?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude]
         if let limit {
             sql += " LIMIT ?"
-            arguments += [limit]
+            arguments.append(limit)
         }
-        return try writer.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.sessionRow)
-        }
+        return try database.read { db in try db.rows(sql, arguments).map(Self.sessionRow) }
     }
 
     /// One session with its summary, breaths, sets, events and plan; nil when there is none.
     public func session(_ id: Int64) throws -> SessionDetail? {
-        try writer.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]) else { return nil }
-            let summary = try (row["summary_json"] as String?).map { try Self.decode(SessionSummary.self, $0) }
+        try database.read { db in
+            guard let row = try db.row("SELECT * FROM sessions WHERE id = ?", [id]) else { return nil }
+            let summary = try (row.get("summary_json") as String?).map { try Self.decode(SessionSummary.self, $0) }
             return SessionDetail(
-                session: Self.sessionRow(row), summary: summary,
+                session: try Self.sessionRow(row), summary: summary,
                 breaths: try Self.breaths(db, id), sets: try Self.sets(db, id), events: try Self.events(db, id),
-                plan: try Self.decode(TherapyPlan.self, row["plan_json"]))
+                plan: try Self.decode(TherapyPlan.self, row.get("plan_json")))
         }
     }
 
     /// A session's final frames (20 per second), oldest first; nil when there is no such session.
     public func frames(_ id: Int64) throws -> [StoredFrame]? {
-        try writer.read { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ?", arguments: [id]) != nil else { return nil }
+        try database.read { db in
+            guard try db.row("SELECT 1 FROM sessions WHERE id = ?", [id]) != nil else { return nil }
             return try Self.frames(db, id)
         }
     }
@@ -105,13 +96,13 @@ extension HistoryStore {
     /// the last `days` days up to `now`, oldest first.
     public func trends(days: Int, now: Date = Date(), calendar: Calendar = .current) throws -> [TrendDay] {
         let start = calendar.date(byAdding: .day, value: -(max(days, 1) - 1), to: calendar.startOfDay(for: now)) ?? now
-        let rows = try writer.read { db in
-            try Row.fetchAll(
-                db, sql: """
-                    SELECT started_at, breath_count, share_in_target, mean_pressure_cmh2o, exhalation_time_s
-                    FROM sessions WHERE started_at >= ? ORDER BY started_at
-                    """,
-                arguments: [start.timeIntervalSince1970])
+        let rows = try database.read { db in
+            try db.rows(
+                """
+                SELECT started_at, breath_count, share_in_target, mean_pressure_cmh2o, exhalation_time_s
+                FROM sessions WHERE started_at >= ? ORDER BY started_at
+                """,
+                [start.timeIntervalSince1970])
         }
         let formatter = DateFormatter()
         formatter.calendar = calendar
@@ -121,17 +112,17 @@ extension HistoryStore {
         var order: [String] = []
         var byDay: [String: (sessions: Int, breaths: Int, share: Double, pressure: Double, weight: Double, shareWeight: Double, pressureWeight: Double)] = [:]
         for row in rows {
-            let day = formatter.string(from: Date(timeIntervalSince1970: row["started_at"]))
+            let day = formatter.string(from: Date(timeIntervalSince1970: try row.get("started_at")))
             var entry = byDay[day] ?? (0, 0, 0, 0, 0, 0, 0)
             if byDay[day] == nil { order.append(day) }
             entry.sessions += 1
-            entry.breaths += row["breath_count"] as Int
-            let weight = max(row["exhalation_time_s"] as Double, 0)
-            if let share = row["share_in_target"] as Double?, weight > 0 {
+            entry.breaths += try row.get("breath_count") as Int
+            let weight = max(try row.get("exhalation_time_s") as Double, 0)
+            if let share = try row.get("share_in_target") as Double?, weight > 0 {
                 entry.share += share * weight
                 entry.shareWeight += weight
             }
-            if let pressure = row["mean_pressure_cmh2o"] as Double?, weight > 0 {
+            if let pressure = try row.get("mean_pressure_cmh2o") as Double?, weight > 0 {
                 entry.pressure += pressure * weight
                 entry.pressureWeight += weight
             }
@@ -148,20 +139,20 @@ extension HistoryStore {
 
     /// A session as `opep analyze --format json` writes a recording; nil when there is none.
     public func exportAnalysis(_ id: Int64) throws -> SessionAnalysis? {
-        try writer.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]) else { return nil }
-            let configuration = try Self.decode(SessionAnalyzer.Configuration.self, row["configuration_json"])
+        try database.read { db in
+            guard let row = try db.row("SELECT * FROM sessions WHERE id = ?", [id]) else { return nil }
+            let configuration = try Self.decode(SessionAnalyzer.Configuration.self, row.get("configuration_json"))
             let summary: SessionSummary
-            if let json = row["summary_json"] as String? {
+            if let json = try row.get("summary_json") as String? {
                 summary = try Self.decode(SessionSummary.self, json)
             } else {
                 summary = try SessionAnalyzer(configuration: configuration).report.summary
             }
-            let audioPath = row["audio_path"] as String?
+            let audioPath = try row.get("audio_path") as String?
             let settings = SessionAnalysis.Settings(
-                file: audioPath ?? "session \(id)", format: row["input"], configuration: configuration,
-                frameIntervalS: row["frame_interval_s"], latencyS: row["latency_s"],
-                warnings: try Self.decode([String].self, row["warnings_json"]))
+                file: audioPath ?? "session \(id)", format: try row.get("input"), configuration: configuration,
+                frameIntervalS: try row.get("frame_interval_s"), latencyS: try row.get("latency_s"),
+                warnings: try Self.decode([String].self, row.get("warnings_json")))
             return SessionAnalysis(
                 settings: settings, summary: summary, breaths: try Self.breaths(db, id), sets: try Self.sets(db, id),
                 events: try Self.events(db, id))
@@ -176,8 +167,9 @@ extension HistoryStore {
     /// A session's frames as the frame CSV of `opep analyze --format csv` (20 rows per second
     /// instead of 100), with a final newline; nil when there is no such session.
     public func exportCSV(_ id: Int64) throws -> String? {
-        let found = try writer.read { db -> (SessionAnalyzer.Configuration, [StoredFrame])? in
-            guard let json = try String.fetchOne(db, sql: "SELECT configuration_json FROM sessions WHERE id = ?", arguments: [id]) else { return nil }
+        let found = try database.read { db -> (SessionAnalyzer.Configuration, [StoredFrame])? in
+            guard let row = try db.row("SELECT configuration_json FROM sessions WHERE id = ?", [id]) else { return nil }
+            let json: String = try row.get("configuration_json")
             return (try Self.decode(SessionAnalyzer.Configuration.self, json), try Self.frames(db, id))
         }
         guard let (configuration, frames) = found else { return nil }
@@ -200,33 +192,34 @@ extension HistoryStore {
         date.formatted(.iso8601)
     }
 
-    static func sessionRow(_ row: Row) -> SessionRow {
+    static func sessionRow(_ row: SQLRow) throws -> SessionRow {
         SessionRow(
-            id: row["id"], startedAt: iso8601(Date(timeIntervalSince1970: row["started_at"])),
-            durationS: row["duration_s"], breaths: row["breath_count"], sets: row["set_count"],
-            meanPressureCmH2O: row["mean_pressure_cmh2o"], shareInTarget: row["share_in_target"],
-            source: SessionSource(rawValue: row["source"]) ?? .file, status: SessionStatus(rawValue: row["status"]) ?? .interrupted)
+            id: try row.get("id"), startedAt: iso8601(Date(timeIntervalSince1970: try row.get("started_at"))),
+            durationS: try row.get("duration_s"), breaths: try row.get("breath_count"), sets: try row.get("set_count"),
+            meanPressureCmH2O: try row.get("mean_pressure_cmh2o"), shareInTarget: try row.get("share_in_target"),
+            source: SessionSource(rawValue: try row.get("source")) ?? .file,
+            status: SessionStatus(rawValue: try row.get("status")) ?? .interrupted)
     }
 
-    static func breaths(_ db: Database, _ id: Int64) throws -> [Breath] {
-        try Stored<Breath>.fetchAll(db, sql: #"SELECT * FROM breaths WHERE session_id = ? ORDER BY "index""#, arguments: [id]).map(\.value)
+    static func breaths(_ db: any SQLConnection, _ id: Int64) throws -> [Breath] {
+        try db.rows(#"SELECT * FROM breaths WHERE session_id = ? ORDER BY "index""#, [id]).map { try $0.decode(Breath.self) }
     }
 
-    static func sets(_ db: Database, _ id: Int64) throws -> [TherapySet] {
-        try Stored<TherapySet>.fetchAll(db, sql: #"SELECT * FROM sets WHERE session_id = ? ORDER BY "index""#, arguments: [id]).map(\.value)
+    static func sets(_ db: any SQLConnection, _ id: Int64) throws -> [TherapySet] {
+        try db.rows(#"SELECT * FROM sets WHERE session_id = ? ORDER BY "index""#, [id]).map { try $0.decode(TherapySet.self) }
     }
 
-    static func events(_ db: Database, _ id: Int64) throws -> [SessionEvent] {
+    static func events(_ db: any SQLConnection, _ id: Int64) throws -> [SessionEvent] {
         SessionAnalysis.numberingBreathsInSets(
-            try Stored<SessionEvent>.fetchAll(db, sql: "SELECT * FROM events WHERE session_id = ? ORDER BY seq", arguments: [id]).map(\.value))
+            try db.rows("SELECT * FROM events WHERE session_id = ? ORDER BY seq", [id]).map { try $0.decode(SessionEvent.self) })
     }
 
-    static func frames(_ db: Database, _ id: Int64) throws -> [StoredFrame] {
-        try Row.fetchAll(db, sql: "SELECT * FROM frames WHERE session_id = ? ORDER BY t", arguments: [id]).map { row in
+    static func frames(_ db: any SQLConnection, _ id: Int64) throws -> [StoredFrame] {
+        try db.rows("SELECT * FROM frames WHERE session_id = ? ORDER BY t", [id]).map { row in
             StoredFrame(
-                time: row["t"], pitch: row["pitch_hz"], pressure: row["pressure_cmh2o"], exhaling: row["exhaling"],
-                confidence: row["confidence"], levelDB: row["level_db"],
-                signal: (row["signal"] as String?).flatMap(SignalProblem.init(rawValue:)))
+                time: try row.get("t"), pitch: try row.get("pitch_hz"), pressure: try row.get("pressure_cmh2o"),
+                exhaling: try row.get("exhaling"), confidence: try row.get("confidence"), levelDB: try row.get("level_db"),
+                signal: (try row.get("signal") as String?).flatMap(SignalProblem.init(rawValue:)))
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OPEPKit
 
 /// Why a session document cannot go into the history: the field, the value found and what it
@@ -136,9 +135,9 @@ extension HistoryStore {
         plan.device = settings.device
         let planJSON = try Self.json(plan)
         let configurationJSON = try Self.json(settings.configuration)
-        return try writer.write { db in
-            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM sessions WHERE import_key = ?", arguments: [key]) {
-                return SessionImport(id: id, created: false)
+        return try database.write { db in
+            if let row = try db.row("SELECT id FROM sessions WHERE import_key = ?", [key]) {
+                return SessionImport(id: try row.get("id"), created: false)
             }
             let id = try Self.insertSession(
                 db, startedAt: startedAt, source: source, planJSON: planJSON, configurationJSON: configurationJSON,
@@ -147,7 +146,7 @@ extension HistoryStore {
                 db, session: id, frames: [], events: document.events, firstEvent: 0, breaths: document.breaths, sets: document.sets,
                 summary: document.summary,
                 closing: (.complete, startedAt.addingTimeInterval(document.summary.duration), settings.warnings))
-            try db.execute(sql: "UPDATE sessions SET import_key = ? WHERE id = ?", arguments: [key, id])
+            try db.execute("UPDATE sessions SET import_key = ? WHERE id = ?", [key, id])
             return SessionImport(id: id, created: true)
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OPEPKit
 
 /// Saves one live session as it runs, so that a session that ends abruptly (a closed tab, a
@@ -87,7 +86,7 @@ public final class SessionRecorder {
         let newSets = report.sets.dropFirst(savedSets)
         let closing = status.map { (status: $0, endedAt: Date(), warnings: warnings ?? []) }
         let id = self.id
-        try store.writer.write { db in
+        try store.database.write { db in
             try HistoryStore.saveMeasurements(
                 db, session: id, frames: frames, events: events, firstEvent: firstEvent, breaths: newBreaths, sets: newSets,
                 summary: report.summary, closing: closing)
@@ -113,7 +112,7 @@ extension HistoryStore {
     ) throws -> SessionRecorder {
         let planJSON = try Self.json(plan)
         let configurationJSON = try Self.json(configuration)
-        let id = try writer.write { db in
+        let id = try database.write { db in
             try Self.insertSession(
                 db, startedAt: startedAt, source: source, planJSON: planJSON, configurationJSON: configurationJSON, input: input,
                 frameInterval: frameInterval, latency: latency, audioPath: audioPath)
@@ -123,80 +122,97 @@ extension HistoryStore {
 
     /// Records where a session's raw audio is kept.
     public func setAudioPath(_ path: String?, forSession id: Int64) throws {
-        try writer.write { db in
-            try db.execute(sql: "UPDATE sessions SET audio_path = ? WHERE id = ?", arguments: [path, id])
-        }
+        try database.write { db in try db.execute("UPDATE sessions SET audio_path = ? WHERE id = ?", [path, id]) }
     }
 
     /// Inserts a session row with status "recording" and returns its id.
     static func insertSession(
-        _ db: Database, startedAt: Date, source: SessionSource, planJSON: String, configurationJSON: String, input: String,
-        frameInterval: Double, latency: Double, audioPath: String?
+        _ db: any SQLConnection, startedAt: Date, source: SessionSource, planJSON: String, configurationJSON: String,
+        input: String, frameInterval: Double, latency: Double, audioPath: String?
     ) throws -> Int64 {
-        try db.execute(
-            sql: """
-                INSERT INTO sessions (started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s, audio_path)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [startedAt.timeIntervalSince1970, source.rawValue, SessionStatus.recording.rawValue, planJSON,
-                        configurationJSON, input, frameInterval, latency, audioPath])
-        return db.lastInsertedRowID
+        let row = try db.row(
+            """
+            INSERT INTO sessions (started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s, audio_path)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+            """,
+            [startedAt.timeIntervalSince1970, source.rawValue, SessionStatus.recording.rawValue, planJSON,
+             configurationJSON, input, frameInterval, latency, audioPath])
+        guard let id: Int64 = try row?.get("id") else { throw HistoryError("a new session was given no id") }
+        return id
     }
 
     /// Writes a session's frames, events (numbered from `firstEvent`), breaths and sets (replacing
     /// any with the same numbers) and its summary; with `closing`, also its status, end and warnings.
     static func saveMeasurements(
-        _ db: Database, session id: Int64, frames: [SessionFrame], events: [SessionEvent], firstEvent: Int,
+        _ db: any SQLConnection, session id: Int64, frames: [SessionFrame], events: [SessionEvent], firstEvent: Int,
         breaths: some Collection<Breath>, sets: some Collection<TherapySet>, summary: SessionSummary,
         closing: (status: SessionStatus, endedAt: Date, warnings: [String])?
     ) throws {
-        let frameStatement = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO frames (session_id, t, pitch_hz, pressure_cmh2o, exhaling, confidence, level_db, signal)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for frame in frames {
-            try frameStatement.execute(arguments: [
-                id, frame.time, frame.pitch, frame.pressure, frame.exhaling, frame.confidence, frame.levelDB, frame.signal?.rawValue,
-            ])
-        }
-        let eventStatement = try db.cachedStatement(sql: """
-            INSERT INTO events (session_id, seq, type, time_s, duration_s, breath, "set", breath_in_set) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for (offset, event) in events.enumerated() {
-            try eventStatement.execute(arguments: [
-                id, firstEvent + offset, event.kind.rawValue, event.time, event.duration, event.breath, event.set, event.breathInSet,
-            ])
-        }
-        for breath in breaths {
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO breaths (session_id, "index", "set", start_s, end_s, duration_s, mean_pressure_cmh2o,
-                    min_pressure_cmh2o, max_pressure_cmh2o, mean_pitch_hz, share_in_target, flutter_share, unmeasured, signal)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [id, breath.index, breath.set, breath.start, breath.end, breath.duration, breath.meanPressure,
-                            breath.minPressure, breath.maxPressure, breath.meanPitch, breath.shareInTarget, breath.flutterShare,
-                            try breath.unmeasured.map(HistoryStore.json), try breath.signal.map(HistoryStore.json)])
-        }
-        for set in sets {
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO sets (session_id, "index", start_s, end_s, breaths, huff_coughs, mean_pressure_cmh2o, share_in_target)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [id, set.index, set.start, set.end, set.breathCount, set.huffCoughs, set.meanPressure, set.shareInTarget])
-        }
+        try insert(
+            db, into: "frames", ["session_id", "t", "pitch_hz", "pressure_cmh2o", "exhaling", "confidence", "level_db", "signal"],
+            frames.map { frame in
+                [id, frame.time, frame.pitch, frame.pressure, frame.exhaling, frame.confidence, frame.levelDB, frame.signal?.rawValue]
+            },
+            replacingOn: ["session_id", "t"])
+        try insert(
+            db, into: "events", ["session_id", "seq", "type", "time_s", "duration_s", "breath", "set", "breath_in_set"],
+            events.enumerated().map { offset, event in
+                [id, firstEvent + offset, event.kind.rawValue, event.time, event.duration, event.breath, event.set, event.breathInSet]
+            })
+        try insert(
+            db, into: "breaths",
+            ["session_id", "index", "set", "start_s", "end_s", "duration_s", "mean_pressure_cmh2o", "min_pressure_cmh2o",
+             "max_pressure_cmh2o", "mean_pitch_hz", "share_in_target", "flutter_share", "unmeasured", "signal"],
+            try breaths.map { breath in
+                [id, breath.index, breath.set, breath.start, breath.end, breath.duration, breath.meanPressure, breath.minPressure,
+                 breath.maxPressure, breath.meanPitch, breath.shareInTarget, breath.flutterShare,
+                 try breath.unmeasured.map(HistoryStore.json), try breath.signal.map(HistoryStore.json)]
+            },
+            replacingOn: ["session_id", "index"])
+        try insert(
+            db, into: "sets",
+            ["session_id", "index", "start_s", "end_s", "breaths", "huff_coughs", "mean_pressure_cmh2o", "share_in_target"],
+            sets.map { set in
+                [id, set.index, set.start, set.end, set.breathCount, set.huffCoughs, set.meanPressure, set.shareInTarget]
+            },
+            replacingOn: ["session_id", "index"])
         try db.execute(
-            sql: """
-                UPDATE sessions SET duration_s = ?, summary_json = ?, breath_count = ?, set_count = ?, mean_pressure_cmh2o = ?,
-                share_in_target = ?, exhalation_time_s = ? WHERE id = ?
-                """,
-            arguments: [summary.duration, try json(summary), summary.breathCount, summary.setCount, summary.meanPressure,
-                        summary.zoneShares?.within, summary.exhalationTime, id])
+            """
+            UPDATE sessions SET duration_s = ?, summary_json = ?, breath_count = ?, set_count = ?, mean_pressure_cmh2o = ?,
+            share_in_target = ?, exhalation_time_s = ? WHERE id = ?
+            """,
+            [summary.duration, try json(summary), summary.breathCount, summary.setCount, summary.meanPressure,
+             summary.zoneShares?.within, summary.exhalationTime, id])
         if let closing {
             try db.execute(
-                sql: "UPDATE sessions SET status = ?, ended_at = ?, warnings_json = ? WHERE id = ?",
-                arguments: [closing.status.rawValue, closing.endedAt.timeIntervalSince1970, try json(closing.warnings), id])
+                "UPDATE sessions SET status = ?, ended_at = ?, warnings_json = ? WHERE id = ?",
+                [closing.status.rawValue, closing.endedAt.timeIntervalSince1970, try json(closing.warnings), id])
+        }
+    }
+
+    /// Most rows in one INSERT: 8 columns each stay under SQLite's 32,766 arguments and
+    /// PostgreSQL's 65,535.
+    static let rowsPerInsert = 500
+
+    /// Inserts rows in statements of up to ``rowsPerInsert``; with `replacingOn`, a row whose key
+    /// columns are already stored replaces it.
+    static func insert(
+        _ db: any SQLConnection, into table: String, _ columns: [String], _ rows: [[any SQLArgument]], replacingOn key: [String] = []
+    ) throws {
+        let names = columns.map { "\"\($0)\"" }
+        let placeholders = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        var conflict = ""
+        if !key.isEmpty {
+            let updates = names.filter { !key.map { "\"\($0)\"" }.contains($0) }.map { "\($0) = excluded.\($0)" }
+            conflict = " ON CONFLICT (" + key.map { "\"\($0)\"" }.joined(separator: ", ") + ") DO UPDATE SET " + updates.joined(separator: ", ")
+        }
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(rows.count, start + rowsPerInsert)]
+            let sql = "INSERT INTO \(table) (" + names.joined(separator: ", ") + ") VALUES "
+                + Array(repeating: placeholders, count: chunk.count).joined(separator: ", ") + conflict
+            try db.execute(sql, Array(chunk.joined()))
+            start += chunk.count
         }
     }
 }

@@ -233,7 +233,9 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertFalse(try store.deleteSession(id))
         XCTAssertEqual(try store.sessions().count, 0)
         XCTAssertNil(try store.frames(id))
-        let left = try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM frames) + (SELECT COUNT(*) FROM breaths) + (SELECT COUNT(*) FROM events)") }
+        let left: Int? = try store.database.read { db in
+            try db.row("SELECT (SELECT COUNT(*) FROM frames) + (SELECT COUNT(*) FROM breaths) + (SELECT COUNT(*) FROM events) AS n", [])?.get("n")
+        }
         XCTAssertEqual(left, 0)
     }
 }

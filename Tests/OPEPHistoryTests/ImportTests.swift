@@ -155,7 +155,7 @@ final class ImportTests: XCTestCase {
             var configuration = Configuration()
             configuration.foreignKeysEnabled = true
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try HistoryStore.migrator.migrate(queue, upTo: "v1-sessions")
+            try SQLiteHistoryDatabase.migrator.migrate(queue, upTo: "v1-sessions")
             try queue.write { db in
                 for id in 1...3 {
                     try db.execute(

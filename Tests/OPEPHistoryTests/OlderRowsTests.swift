@@ -94,7 +94,7 @@ final class OlderRowsTests: XCTestCase {
         ]
         do {
             let queue = try DatabaseQueue(path: path)
-            try HistoryStore.migrator.migrate(queue, upTo: "v3-stable-import-keys")
+            try SQLiteHistoryDatabase.migrator.migrate(queue, upTo: "v3-stable-import-keys")
             try queue.write { db in
                 try db.execute(sql: """
                     INSERT INTO sessions (id, started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s)
