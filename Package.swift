@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The engine: flutter pitch tracker, exhalation detector, pressure model, session analysis.
@@ -41,11 +43,18 @@ let package = Package(
         .target(name: "OPEPReport", dependencies: ["OPEPKit"]),
         // Fitting a device's pitch-to-pressure line against a manometer.
         .target(name: "OPEPCalibration", dependencies: ["OPEPKit"]),
-        // Session history in SQLite: the plan, sessions, breaths, sets, events and decimated frames;
-        // imported sessions are known by the SHA-256 of their document.
+        // Session history in a SQLite file or on a PostgreSQL server: the plan, sessions, breaths,
+        // sets, events and decimated frames; imported sessions are known by their ImportKey.
         .target(
             name: "OPEPHistory",
-            dependencies: ["OPEPKit", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "OPEPKit", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The live-coaching server: the WebSocket `/live`, the JSON API and the dashboard's files;
         // beyond loopback the access token and TLS (a self-signed certificate made with
@@ -89,7 +98,13 @@ let package = Package(
             name: "OPEPReportTests", dependencies: ["OPEPReport", "OPEPCalibration", "OPEPKit", "OPEPSimulation", "TestTools"]),
         .testTarget(name: "OPEPToolTests", dependencies: ["opep", "TestTools"]),
         .testTarget(
-            name: "OPEPHistoryTests", dependencies: ["OPEPHistory", "OPEPKit", "OPEPSimulation", "TestTools", "TestSessions"],
+            name: "OPEPHistoryTests",
+            dependencies: [
+                "OPEPHistory", "OPEPKit", "OPEPSimulation", "TestTools", "TestSessions",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             // A history and a document written by an earlier release, frozen (FrozenHistoryTests).
             resources: [.copy("Fixtures")]),
         .testTarget(

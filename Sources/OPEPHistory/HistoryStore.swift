@@ -36,6 +36,9 @@ public final class HistoryStore: Sendable {
     /// The database file, or nil in memory.
     public let path: String?
 
+    /// Connections a history on a PostgreSQL server keeps open at most, unless told (4).
+    public static let defaultConnections = 4
+
     /// Mode of the folder the history creates for itself: its owner only.
     public static let folderMode = 0o700
     /// Mode of the database and its WAL files (SQLite gives those the database's): its owner only.
@@ -77,6 +80,26 @@ public final class HistoryStore: Sendable {
         database = try SQLiteHistoryDatabase()
         path = nil
     }
+
+    /// The history in a PostgreSQL server's database, its tables created or brought up to date;
+    /// at most `connections` connections open at once.
+    public init(postgres address: HistoryLocation.PostgresAddress, connections: Int = defaultConnections) throws {
+        database = try PostgresHistoryDatabase(address: address, connections: connections)
+        path = nil
+    }
+
+    /// The history where `location` says: a SQLite file (created if needed) or a PostgreSQL
+    /// server's database.
+    public convenience init(location: HistoryLocation) throws {
+        switch location {
+        case .sqlite(let path): try self.init(path: path)
+        case .postgres(let address): try self.init(postgres: address)
+        }
+    }
+
+    /// Where the history lives, for messages: the file's path, "memory", or the server's URL
+    /// without its password.
+    public var location: String { database.location }
 
     /// The history's usual place: `$XDG_DATA_HOME/opep/history.sqlite`, else
     /// `~/.local/share/opep/history.sqlite` (`~/Library/Application Support/opep/` on macOS).

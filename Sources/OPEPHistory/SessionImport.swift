@@ -136,17 +136,22 @@ extension HistoryStore {
         let planJSON = try Self.json(plan)
         let configurationJSON = try Self.json(settings.configuration)
         return try database.write { db in
-            if let row = try db.row("SELECT id FROM sessions WHERE import_key = ?", [key]) {
-                return SessionImport(id: try row.get("id"), created: false)
+            func stored() throws -> SessionImport? {
+                try db.row("SELECT id FROM sessions WHERE import_key = ?", [key]).map { SessionImport(id: try $0.get("id"), created: false) }
             }
-            let id = try Self.insertSession(
+            if let stored = try stored() { return stored }
+            guard let id = try Self.insertSession(
                 db, startedAt: startedAt, source: source, planJSON: planJSON, configurationJSON: configurationJSON,
-                input: settings.format, frameInterval: settings.frameIntervalS, latency: settings.latencyS, audioPath: nil)
+                input: settings.format, frameInterval: settings.frameIntervalS, latency: settings.latencyS, audioPath: nil,
+                importKey: key)
+            else {
+                guard let stored = try stored() else { throw HistoryError("\(location): session \(key) is neither new nor stored") }
+                return stored
+            }
             try Self.saveMeasurements(
                 db, session: id, frames: [], events: document.events, firstEvent: 0, breaths: document.breaths, sets: document.sets,
                 summary: document.summary,
                 closing: (.complete, startedAt.addingTimeInterval(document.summary.duration), settings.warnings))
-            try db.execute("UPDATE sessions SET import_key = ? WHERE id = ?", [key, id])
             return SessionImport(id: id, created: true)
         }
     }

@@ -113,9 +113,11 @@ extension HistoryStore {
         let planJSON = try Self.json(plan)
         let configurationJSON = try Self.json(configuration)
         let id = try database.write { db in
-            try Self.insertSession(
+            guard let id = try Self.insertSession(
                 db, startedAt: startedAt, source: source, planJSON: planJSON, configurationJSON: configurationJSON, input: input,
                 frameInterval: frameInterval, latency: latency, audioPath: audioPath)
+            else { throw HistoryError("\(location): a new session was given no id") }
+            return id
         }
         return SessionRecorder(store: self, id: id, frameInterval: frameInterval, flushInterval: flushInterval)
     }
@@ -125,20 +127,21 @@ extension HistoryStore {
         try database.write { db in try db.execute("UPDATE sessions SET audio_path = ? WHERE id = ?", [path, id]) }
     }
 
-    /// Inserts a session row with status "recording" and returns its id.
+    /// Inserts a session row with status "recording" and returns its id; with `importKey`, nil
+    /// when a session with that key is stored already (also one that another writer stored while
+    /// this one was deciding: the key is unique, and the insert waits for that writer's commit).
     static func insertSession(
         _ db: any SQLConnection, startedAt: Date, source: SessionSource, planJSON: String, configurationJSON: String,
-        input: String, frameInterval: Double, latency: Double, audioPath: String?
-    ) throws -> Int64 {
-        let row = try db.row(
+        input: String, frameInterval: Double, latency: Double, audioPath: String?, importKey: String? = nil
+    ) throws -> Int64? {
+        try db.row(
             """
-            INSERT INTO sessions (started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s, audio_path)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+            INSERT INTO sessions (started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s,
+            audio_path, import_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (import_key) DO NOTHING RETURNING id
             """,
             [startedAt.timeIntervalSince1970, source.rawValue, SessionStatus.recording.rawValue, planJSON,
-             configurationJSON, input, frameInterval, latency, audioPath])
-        guard let id: Int64 = try row?.get("id") else { throw HistoryError("a new session was given no id") }
-        return id
+             configurationJSON, input, frameInterval, latency, audioPath, importKey]
+        )?.get("id")
     }
 
     /// Writes a session's frames, events (numbered from `firstEvent`), breaths and sets (replacing

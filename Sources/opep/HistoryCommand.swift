@@ -70,21 +70,13 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = try history.sqlitePath()
-        if history.isGiven, action != .import, !FileManager.default.fileExists(atPath: path) {
-            throw failure("\(path): no history there (`opep serve --database \(path)` creates one)")
-        }
-        let store: HistoryStore
-        do {
-            store = try HistoryStore(path: path)
-        } catch {
-            throw failure("\(error)")
-        }
+        let store = try history.openStore(
+            missing: history.isGiven && action != .import ? { "\($0): no history there (`opep serve --database \($0)` creates one)" } : nil)
         switch action {
         case .list:
             try list(store)
         case .show:
-            guard let analysis = try store.exportAnalysis(id!), let detail = try store.session(id!) else { throw failure("no session \(id!) in \(path)") }
+            guard let analysis = try store.exportAnalysis(id!), let detail = try store.session(id!) else { throw failure("no session \(id!) in \(store.location)") }
             print("Session \(id!), \(detail.session.source.rawValue), \(detail.session.status.rawValue), started \(Self.localTime(detail.session.startedAt))")
             print(TextReport.render(analysis))
         case .export:
@@ -93,7 +85,7 @@ struct HistoryCommand: ParsableCommand {
             case .json: text = try store.exportJSON(id!).map { $0 + "\n" }
             case .csv: text = try store.exportCSV(id!)
             }
-            guard let text else { throw failure("no session \(id!) in \(path)") }
+            guard let text else { throw failure("no session \(id!) in \(store.location)") }
             FileHandle.standardOutput.write(Data(text.utf8))
         case .import:
             try importFiles(into: store)

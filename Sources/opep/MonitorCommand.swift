@@ -94,13 +94,13 @@ struct MonitorCommand: ParsableCommand {
         let analysisResult = SessionAnalysis(
             run: run, report: report, file: file, format: source.formatDescription, warnings: source.warnings)
         print(TextReport.render(analysisResult))
-        if let recorder { print("\nSaved as session \(recorder.id) in \(recorder.store.path ?? "the history").") }
+        if let recorder { print("\nSaved as session \(recorder.id) in \(recorder.store.location).") }
     }
 
     private func beginRecording(_ configuration: SessionAnalyzer.Configuration, analyzer: SessionAnalyzer) throws -> SessionRecorder {
-        let path = try history.sqlitePath()
+        let location = try history.location()
         do {
-            let store = try HistoryStore(path: path)
+            let store = try HistoryStore(location: location)
             var plan = try store.plan()
             plan.target = configuration.target
             plan.device = configuration.device
@@ -109,7 +109,7 @@ struct MonitorCommand: ParsableCommand {
                 plan: plan, source: .monitor, configuration: configuration, frameInterval: analyzer.frameInterval,
                 latency: analyzer.latency, input: file)
         } catch {
-            throw failure("\(path): cannot open the history (\(error)); use --no-history to coach without saving")
+            throw failure("\(error); use --no-history to coach without saving")
         }
     }
 

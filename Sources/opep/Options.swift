@@ -207,8 +207,8 @@ extension FlutterPitchTracker.Method: ExpressibleByArgument {}
 /// `--database`: where the history lives, for the commands that read or write it.
 struct HistoryDatabaseOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The history's SQLite file (default \(HistoryStore.defaultPath())); this release has no PostgreSQL store yet.",
-        valueName: "PATH"))
+        "The history: a SQLite file (default \(HistoryStore.defaultPath())), or a PostgreSQL server's database as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (missing parts from PGUSER, PGPASSWORD, PGHOST, PGPORT, PGDATABASE).",
+        valueName: "PATH|URL"))
     var database: String?
 
     func validate() throws {
@@ -222,19 +222,26 @@ struct HistoryDatabaseOptions: ParsableArguments {
     /// Whether --database was given.
     var isGiven: Bool { database != nil }
 
-    /// The SQLite file the history is in. This release keeps the history in SQLite files only, so
-    /// a PostgreSQL server's URL ends the command with one line that says so (no file is made).
-    func sqlitePath() throws -> String {
-        let location: HistoryLocation
+    /// Where the history is: a SQLite file or a PostgreSQL server's database.
+    func location() throws -> HistoryLocation {
         do {
-            location = try HistoryLocation(database)
+            return try HistoryLocation(database)
         } catch {
             throw failure(error.description)
         }
-        switch location {
-        case let .sqlite(path): return path
-        case let .postgres(address):
-            throw failure("--database \(address): this release keeps the history in SQLite files only; give a file's path")
+    }
+
+    /// Opens the history; `missing(path)` is the line for a SQLite file that is not there, when
+    /// one must be (nil: it is created).
+    func openStore(missing: ((String) -> String)? = nil) throws -> HistoryStore {
+        let location = try location()
+        if let missing, case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+            throw failure(missing(path))
+        }
+        do {
+            return try HistoryStore(location: location)
+        } catch {
+            throw failure("\(error)")
         }
     }
 }

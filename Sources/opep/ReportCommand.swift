@@ -110,13 +110,7 @@ struct ReportCommand: ParsableCommand {
     }
 
     private func openHistory() throws -> HistoryStore {
-        let path = try history.sqlitePath()
-        guard FileManager.default.fileExists(atPath: path) else { throw failure("\(path): no history there yet") }
-        do {
-            return try HistoryStore(path: path)
-        } catch {
-            throw failure("\(path): cannot open the history (\(error))")
-        }
+        try history.openStore(missing: { "\($0): no history there yet" })
     }
 
     private func defaultOutput() -> String {

@@ -98,12 +98,19 @@ struct ServeCommand: AsyncParsableCommand {
             try await ServerBenchmark.run()
             return
         }
-        let path = try history.sqlitePath()
+        let location = try history.location()
         let store: HistoryStore
         do {
-            store = try HistoryStore(path: path)
+            store = try HistoryStore(location: location)
         } catch {
             throw failure("\(error)")
+        }
+        // The server's own files (its certificate, its token, kept audio) lie beside a SQLite
+        // history; with a PostgreSQL one, in the default history's folder on this computer.
+        let path: String
+        switch location {
+        case .sqlite(let file): path = file
+        case .postgres: path = HistoryStore.defaultPath()
         }
         if let device {
             do {
@@ -113,11 +120,14 @@ struct ServeCommand: AsyncParsableCommand {
             } catch let failure as CommandFailure {
                 throw failure
             } catch {
-                throw failure("\(path): cannot save the plan (\(error))")
+                throw failure("\(store.location): cannot save the plan (\(error))")
             }
         }
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.keepAudio = keepAudio
+        if case .postgres = location {
+            configuration.audioFolder = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("audio")
+        }
         configuration.uploadOrigins = Set(allowOrigin)
         configuration.limits.maxSessions = maxSessions
         let loopback = Self.isLoopback(host)
@@ -155,7 +165,7 @@ struct ServeCommand: AsyncParsableCommand {
         let app = try buildApplication(configuration, store: store, logger: logger) { port in
             var lines = shownHosts.map { shown in
                 let host = shown.contains(":") ? "[\(shown)]" : shown
-                return "opep coach: \(scheme)://\(host):\(port)/\(query)  (history \(path); Ctrl-C stops)"
+                return "opep coach: \(scheme)://\(host):\(port)/\(query)  (history \(store.location); Ctrl-C stops)"
             }
             if let certificateLine { lines.append(certificateLine) }
             if showCode, let first = shownHosts.first {

@@ -80,136 +80,141 @@ final class HistoryStoreTests: XCTestCase {
     }
 
     func testPlanDefaultsSavesAndRefusesNonsense() throws {
-        let store = try HistoryStore()
-        XCTAssertEqual(try store.plan(), .standard)
-        var plan = TherapyPlan.standard
-        plan.target = TargetRange(lowerCmH2O: 12, upperCmH2O: 18)
-        plan.breathsPerSet = 12
-        try store.savePlan(plan)
-        XCTAssertEqual(try store.plan(), plan)
-        plan.sets = 0
-        XCTAssertThrowsError(try store.savePlan(plan))
-        XCTAssertEqual(try store.plan().sets, 3)
+        try eachStore { store in
+            XCTAssertEqual(try store.plan(), .standard)
+            var plan = TherapyPlan.standard
+            plan.target = TargetRange(lowerCmH2O: 12, upperCmH2O: 18)
+            plan.breathsPerSet = 12
+            try store.savePlan(plan)
+            XCTAssertEqual(try store.plan(), plan)
+            plan.sets = 0
+            XCTAssertThrowsError(try store.savePlan(plan))
+            XCTAssertEqual(try store.plan().sets, 3)
+        }
     }
 
     func testSessionRoundTrip() throws {
-        let store = try HistoryStore()
-        let s = Self.session
-        XCTAssertEqual(s.report.breaths.count, 3, "the simulated session should have 3 breaths")
-        let id = try record(into: store)
+        try eachStore { store in
+            let s = Self.session
+            XCTAssertEqual(s.report.breaths.count, 3, "the simulated session should have 3 breaths")
+            let id = try record(into: store)
 
-        let rows = try store.sessions()
-        XCTAssertEqual(rows.count, 1)
-        XCTAssertEqual(rows[0].breaths, 3)
-        XCTAssertEqual(rows[0].sets, s.report.sets.count)
-        XCTAssertEqual(rows[0].status, .complete)
-        XCTAssertEqual(rows[0].source, .browser)
-        XCTAssertEqual(rows[0].meanPressureCmH2O, s.report.summary.meanPressure)
-        XCTAssertEqual(rows[0].shareInTarget, s.report.summary.zoneShares?.within)
+            let rows = try store.sessions()
+            XCTAssertEqual(rows.count, 1)
+            XCTAssertEqual(rows[0].breaths, 3)
+            XCTAssertEqual(rows[0].sets, s.report.sets.count)
+            XCTAssertEqual(rows[0].status, .complete)
+            XCTAssertEqual(rows[0].source, .browser)
+            XCTAssertEqual(rows[0].meanPressureCmH2O, s.report.summary.meanPressure)
+            XCTAssertEqual(rows[0].shareInTarget, s.report.summary.zoneShares?.within)
 
-        let detail = try XCTUnwrap(try store.session(id))
-        XCTAssertEqual(detail.summary, s.report.summary)
-        XCTAssertEqual(detail.breaths, s.report.breaths)
-        XCTAssertEqual(detail.sets, s.report.sets)
-        let events = s.outputs.compactMap { if case let .event(e) = $0 { e } else { nil } }
-        XCTAssertEqual(detail.events, events)
-        XCTAssertEqual(detail.plan, .standard)
+            let detail = try XCTUnwrap(try store.session(id))
+            XCTAssertEqual(detail.summary, s.report.summary)
+            XCTAssertEqual(detail.breaths, s.report.breaths)
+            XCTAssertEqual(detail.sets, s.report.sets)
+            let events = s.outputs.compactMap { if case let .event(e) = $0 { e } else { nil } }
+            XCTAssertEqual(detail.events, events)
+            XCTAssertEqual(detail.plan, .standard)
 
-        let finals = s.outputs.compactMap { if case let .frame(f) = $0 { f } else { nil } }
-        let frames = try XCTUnwrap(try store.frames(id))
-        XCTAssertEqual(frames.count, (finals.count + 4) / 5, "final frames decimated to 20 per second")
-        XCTAssertEqual(frames.first?.time, finals.first?.time)
-        XCTAssertEqual(frames[1].time, finals[5].time)
-        XCTAssertEqual(frames[1].pressure, finals[5].pressure)
-        XCTAssertNil(try store.session(id + 1))
-        XCTAssertNil(try store.frames(id + 1))
+            let finals = s.outputs.compactMap { if case let .frame(f) = $0 { f } else { nil } }
+            let frames = try XCTUnwrap(try store.frames(id))
+            XCTAssertEqual(frames.count, (finals.count + 4) / 5, "final frames decimated to 20 per second")
+            XCTAssertEqual(frames.first?.time, finals.first?.time)
+            XCTAssertEqual(frames[1].time, finals[5].time)
+            XCTAssertEqual(frames[1].pressure, finals[5].pressure)
+            XCTAssertNil(try store.session(id + 1))
+            XCTAssertNil(try store.frames(id + 1))
+        }
     }
 
     func testExportHasTheShapeOfOpepAnalyze() throws {
-        let store = try HistoryStore()
-        let s = Self.session
-        let id = try record(into: store)
-        let json = try XCTUnwrap(try store.exportJSON(id))
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        XCTAssertEqual(Set(object.keys), ["schema_version", "settings", "summary", "breaths", "sets", "events"])
-        XCTAssertEqual(object["schema_version"] as? Int, AnalysisDocumentSchema.version)
-        let settings = try XCTUnwrap(object["settings"] as? [String: Any])
-        XCTAssertEqual(Set(settings.keys), [
-            "file", "format", "sample_rate", "device", "target", "frame_interval_s", "latency_s", "set_pause_s", "pitch_average_s",
-            "tracker", "detector", "signal", "warnings",
-        ])
-        XCTAssertEqual(settings["sample_rate"] as? Double, 16000)
+        try eachStore { store in
+            let s = Self.session
+            let id = try record(into: store)
+            let json = try XCTUnwrap(try store.exportJSON(id))
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            XCTAssertEqual(Set(object.keys), ["schema_version", "settings", "summary", "breaths", "sets", "events"])
+            XCTAssertEqual(object["schema_version"] as? Int, AnalysisDocumentSchema.version)
+            let settings = try XCTUnwrap(object["settings"] as? [String: Any])
+            XCTAssertEqual(Set(settings.keys), [
+                "file", "format", "sample_rate", "device", "target", "frame_interval_s", "latency_s", "set_pause_s", "pitch_average_s",
+                "tracker", "detector", "signal", "warnings",
+            ])
+            XCTAssertEqual(settings["sample_rate"] as? Double, 16000)
 
-        // Exactly what `opep analyze --format json` writes for the same analysis.
-        let direct = SessionAnalysis(
-            settings: .init(file: "session \(id)", format: "test stream", configuration: s.analyzer.configuration,
-                            frameIntervalS: s.analyzer.frameInterval, latencyS: s.analyzer.latency, warnings: []),
-            summary: s.report.summary, breaths: s.report.breaths, sets: s.report.sets,
-            events: s.outputs.compactMap { if case let .event(e) = $0 { e } else { nil } })
-        XCTAssertEqual(json, try reportJSON(direct, pretty: true))
+            // Exactly what `opep analyze --format json` writes for the same analysis.
+            let direct = SessionAnalysis(
+                settings: .init(file: "session \(id)", format: "test stream", configuration: s.analyzer.configuration,
+                                frameIntervalS: s.analyzer.frameInterval, latencyS: s.analyzer.latency, warnings: []),
+                summary: s.report.summary, breaths: s.report.breaths, sets: s.report.sets,
+                events: s.outputs.compactMap { if case let .event(e) = $0 { e } else { nil } })
+            XCTAssertEqual(json, try reportJSON(direct, pretty: true))
 
-        let csv = try XCTUnwrap(try store.exportCSV(id))
-        let lines = csv.split(separator: "\n", omittingEmptySubsequences: false)
-        XCTAssertEqual(lines.first.map(String.init), FrameCSV.header)
-        XCTAssertEqual(lines.last, "")
-        XCTAssertEqual(lines.count - 2, try store.frames(id)?.count)
-        let finals = s.outputs.compactMap { if case let .frame(f) = $0 { f } else { nil } }
-        XCTAssertEqual(String(lines[1]), FrameCSV.row(finals[0]))
-        let exhaling = try XCTUnwrap(finals.enumerated().first { $0.offset % 5 == 0 && $0.element.pressure != nil })
-        XCTAssertEqual(String(lines[1 + exhaling.offset / 5]), FrameCSV.row(exhaling.element))
-        XCTAssertNil(try store.exportCSV(id + 1))
-        XCTAssertNil(try store.exportJSON(id + 1))
+            let csv = try XCTUnwrap(try store.exportCSV(id))
+            let lines = csv.split(separator: "\n", omittingEmptySubsequences: false)
+            XCTAssertEqual(lines.first.map(String.init), FrameCSV.header)
+            XCTAssertEqual(lines.last, "")
+            XCTAssertEqual(lines.count - 2, try store.frames(id)?.count)
+            let finals = s.outputs.compactMap { if case let .frame(f) = $0 { f } else { nil } }
+            XCTAssertEqual(String(lines[1]), FrameCSV.row(finals[0]))
+            let exhaling = try XCTUnwrap(finals.enumerated().first { $0.offset % 5 == 0 && $0.element.pressure != nil })
+            XCTAssertEqual(String(lines[1 + exhaling.offset / 5]), FrameCSV.row(exhaling.element))
+            XCTAssertNil(try store.exportCSV(id + 1))
+            XCTAssertNil(try store.exportJSON(id + 1))
+        }
     }
 
     func testAnAbandonedRecordingKeepsWhatWasFlushed() throws {
-        let store = try HistoryStore()
-        let s = Self.session
-        var analyzer = try SessionAnalyzer(configuration: .init(sampleRate: 16000))
-        let recorder = try store.beginSession(
-            plan: .standard, source: .monitor, configuration: analyzer.configuration, frameInterval: analyzer.frameInterval,
-            latency: analyzer.latency, input: "test", flushInterval: .zero)
-        var start = 0
-        while start < s.samples.count {
-            var outputs: [SessionOutput] = []
-            analyzer.process(Array(s.samples[start..<min(s.samples.count, start + 1600)])) { outputs.append($0) }
-            outputs.forEach(recorder.record)
-            try recorder.flushIfDue(report: analyzer.report)
-            start += 1600
+        try eachStore { store in
+            let s = Self.session
+            var analyzer = try SessionAnalyzer(configuration: .init(sampleRate: 16000))
+            let recorder = try store.beginSession(
+                plan: .standard, source: .monitor, configuration: analyzer.configuration, frameInterval: analyzer.frameInterval,
+                latency: analyzer.latency, input: "test", flushInterval: .zero)
+            var start = 0
+            while start < s.samples.count {
+                var outputs: [SessionOutput] = []
+                analyzer.process(Array(s.samples[start..<min(s.samples.count, start + 1600)])) { outputs.append($0) }
+                outputs.forEach(recorder.record)
+                try recorder.flushIfDue(report: analyzer.report)
+                start += 1600
+            }
+            // No finish: as if the process had died.
+            let row = try XCTUnwrap(try store.sessions().first)
+            XCTAssertEqual(row.status, .recording)
+            XCTAssertEqual(row.source, .monitor)
+            XCTAssertEqual(row.breaths, analyzer.report.breaths.count)
+            XCTAssertGreaterThanOrEqual(row.breaths, 2)
+            let detail = try XCTUnwrap(try store.session(row.id))
+            XCTAssertEqual(detail.breaths, analyzer.report.breaths)
+            XCTAssertGreaterThan(try XCTUnwrap(try store.frames(row.id)).count, 100)
         }
-        // No finish: as if the process had died.
-        let row = try XCTUnwrap(try store.sessions().first)
-        XCTAssertEqual(row.status, .recording)
-        XCTAssertEqual(row.source, .monitor)
-        XCTAssertEqual(row.breaths, analyzer.report.breaths.count)
-        XCTAssertGreaterThanOrEqual(row.breaths, 2)
-        let detail = try XCTUnwrap(try store.session(row.id))
-        XCTAssertEqual(detail.breaths, analyzer.report.breaths)
-        XCTAssertGreaterThan(try XCTUnwrap(try store.frames(row.id)).count, 100)
     }
 
     func testTrendsGroupSessionsByDay() throws {
-        let store = try HistoryStore()
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let now = try XCTUnwrap(calendar.date(from: DateComponents(year: 2026, month: 11, day: 21, hour: 12)))
-        let today = now.addingTimeInterval(-3600)
-        let yesterday = now.addingTimeInterval(-86400)
-        let longAgo = now.addingTimeInterval(-40 * 86400)
-        _ = try record(into: store, startedAt: today)
-        _ = try record(into: store, startedAt: today.addingTimeInterval(60))
-        _ = try record(into: store, startedAt: yesterday)
-        _ = try record(into: store, startedAt: longAgo)
-        let days = try store.trends(days: 30, now: now, calendar: calendar)
-        XCTAssertEqual(days.map(\.date), ["2026-11-20", "2026-11-21"])
-        XCTAssertEqual(days.map(\.sessions), [1, 2])
-        XCTAssertEqual(days.map(\.breaths), [3, 6])
-        let summary = Self.session.report.summary
-        XCTAssertEqual(try XCTUnwrap(days[1].shareInTarget), try XCTUnwrap(summary.zoneShares?.within), accuracy: 1e-9)
-        XCTAssertEqual(try XCTUnwrap(days[1].meanPressureCmH2O), try XCTUnwrap(summary.meanPressure), accuracy: 1e-9)
-        XCTAssertEqual(try store.trends(days: 60, now: now, calendar: calendar).count, 3)
+        try eachStore { store in
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let now = try XCTUnwrap(calendar.date(from: DateComponents(year: 2026, month: 11, day: 21, hour: 12)))
+            let today = now.addingTimeInterval(-3600)
+            let yesterday = now.addingTimeInterval(-86400)
+            let longAgo = now.addingTimeInterval(-40 * 86400)
+            _ = try record(into: store, startedAt: today)
+            _ = try record(into: store, startedAt: today.addingTimeInterval(60))
+            _ = try record(into: store, startedAt: yesterday)
+            _ = try record(into: store, startedAt: longAgo)
+            let days = try store.trends(days: 30, now: now, calendar: calendar)
+            XCTAssertEqual(days.map(\.date), ["2026-11-20", "2026-11-21"])
+            XCTAssertEqual(days.map(\.sessions), [1, 2])
+            XCTAssertEqual(days.map(\.breaths), [3, 6])
+            let summary = Self.session.report.summary
+            XCTAssertEqual(try XCTUnwrap(days[1].shareInTarget), try XCTUnwrap(summary.zoneShares?.within), accuracy: 1e-9)
+            XCTAssertEqual(try XCTUnwrap(days[1].meanPressureCmH2O), try XCTUnwrap(summary.meanPressure), accuracy: 1e-9)
+            XCTAssertEqual(try store.trends(days: 60, now: now, calendar: calendar).count, 3)
 
-        let listed = try store.sessions(from: yesterday.addingTimeInterval(-1), to: today)
-        XCTAssertEqual(listed.count, 1)
+            let listed = try store.sessions(from: yesterday.addingTimeInterval(-1), to: today)
+            XCTAssertEqual(listed.count, 1)
+        }
     }
 
     func testDefaultPathFollowsXDGAndHomeAndFoldersAreCreated() throws {
@@ -227,15 +232,16 @@ final class HistoryStoreTests: XCTestCase {
     }
 
     func testDeletingASessionRemovesItsRows() throws {
-        let store = try HistoryStore()
-        let id = try record(into: store)
-        XCTAssertTrue(try store.deleteSession(id))
-        XCTAssertFalse(try store.deleteSession(id))
-        XCTAssertEqual(try store.sessions().count, 0)
-        XCTAssertNil(try store.frames(id))
-        let left: Int? = try store.database.read { db in
-            try db.row("SELECT (SELECT COUNT(*) FROM frames) + (SELECT COUNT(*) FROM breaths) + (SELECT COUNT(*) FROM events) AS n", [])?.get("n")
+        try eachStore { store in
+            let id = try record(into: store)
+            XCTAssertTrue(try store.deleteSession(id))
+            XCTAssertFalse(try store.deleteSession(id))
+            XCTAssertEqual(try store.sessions().count, 0)
+            XCTAssertNil(try store.frames(id))
+            let left: Int? = try store.database.read { db in
+                try db.row("SELECT (SELECT COUNT(*) FROM frames) + (SELECT COUNT(*) FROM breaths) + (SELECT COUNT(*) FROM events) AS n", [])?.get("n")
+            }
+            XCTAssertEqual(left, 0)
         }
-        XCTAssertEqual(left, 0)
     }
 }

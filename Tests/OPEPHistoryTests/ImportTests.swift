@@ -51,99 +51,121 @@ final class ImportTests: XCTestCase {
     }
 
     func testAnImportedSessionHasEverythingButFrames() throws {
-        let store = try HistoryStore()
-        let document = Self.document
-        let start = Date(timeIntervalSince1970: 1_790_000_000)
-        let saved = try store.importSession(try SessionAnalysis(json: Data(try reportJSON(document, pretty: true).utf8)), defaultStart: start)
-        XCTAssertTrue(saved.created)
+        try eachStore { store in
+            let document = Self.document
+            let start = Date(timeIntervalSince1970: 1_790_000_000)
+            let saved = try store.importSession(try SessionAnalysis(json: Data(try reportJSON(document, pretty: true).utf8)), defaultStart: start)
+            XCTAssertTrue(saved.created)
 
-        let detail = try XCTUnwrap(try store.session(saved.id))
-        XCTAssertEqual(detail.summary, document.summary)
-        XCTAssertEqual(detail.breaths, document.breaths)
-        XCTAssertEqual(detail.sets, document.sets)
-        XCTAssertEqual(detail.events, document.events)
-        XCTAssertEqual(detail.plan.target, TargetRange(lowerCmH2O: 12, upperCmH2O: 18))
-        XCTAssertEqual(detail.plan.device, document.settings.device)
-        XCTAssertEqual(detail.session.source, .imported)
-        XCTAssertEqual(detail.session.status, .complete)
-        XCTAssertEqual(detail.session.startedAt, "2026-09-21T14:13:20Z")
-        XCTAssertEqual(detail.session.breaths, document.breaths.count)
-        XCTAssertEqual(detail.session.meanPressureCmH2O, document.summary.meanPressure)
+            let detail = try XCTUnwrap(try store.session(saved.id))
+            XCTAssertEqual(detail.summary, document.summary)
+            XCTAssertEqual(detail.breaths, document.breaths)
+            XCTAssertEqual(detail.sets, document.sets)
+            XCTAssertEqual(detail.events, document.events)
+            XCTAssertEqual(detail.plan.target, TargetRange(lowerCmH2O: 12, upperCmH2O: 18))
+            XCTAssertEqual(detail.plan.device, document.settings.device)
+            XCTAssertEqual(detail.session.source, .imported)
+            XCTAssertEqual(detail.session.status, .complete)
+            XCTAssertEqual(detail.session.startedAt, "2026-09-21T14:13:20Z")
+            XCTAssertEqual(detail.session.breaths, document.breaths.count)
+            XCTAssertEqual(detail.session.meanPressureCmH2O, document.summary.meanPressure)
 
-        XCTAssertEqual(try store.frames(saved.id)?.count, 0)
-        XCTAssertEqual(try store.exportCSV(saved.id), FrameCSV.header + "\n")
-        let exported = try XCTUnwrap(try store.exportAnalysis(saved.id))
-        XCTAssertEqual(exported.settings.configuration, document.settings.configuration)
-        XCTAssertEqual(exported.settings.format, document.settings.format)
-        XCTAssertEqual(exported.settings.warnings, document.settings.warnings)
-        XCTAssertEqual(exported.breaths, document.breaths)
+            XCTAssertEqual(try store.frames(saved.id)?.count, 0)
+            XCTAssertEqual(try store.exportCSV(saved.id), FrameCSV.header + "\n")
+            let exported = try XCTUnwrap(try store.exportAnalysis(saved.id))
+            XCTAssertEqual(exported.settings.configuration, document.settings.configuration)
+            XCTAssertEqual(exported.settings.format, document.settings.format)
+            XCTAssertEqual(exported.settings.warnings, document.settings.warnings)
+            XCTAssertEqual(exported.breaths, document.breaths)
+        }
     }
 
     func testImportingTheSameDocumentAgainChangesNothing() throws {
-        let store = try HistoryStore()
-        let first = try store.importSession(Self.document, defaultStart: Date())
-        let compact = try SessionAnalysis(json: Data(try reportJSON(Self.document, pretty: false).utf8))
-        let again = try store.importSession(compact, defaultStart: Date().addingTimeInterval(3600))
-        XCTAssertEqual(again, SessionImport(id: first.id, created: false))
-        XCTAssertEqual(try store.sessions().count, 1)
-        XCTAssertEqual(try store.session(first.id)?.events.count, Self.document.events.count, "no events written twice")
+        try eachStore { store in
+            let first = try store.importSession(Self.document, defaultStart: Date())
+            let compact = try SessionAnalysis(json: Data(try reportJSON(Self.document, pretty: false).utf8))
+            let again = try store.importSession(compact, defaultStart: Date().addingTimeInterval(3600))
+            XCTAssertEqual(again, SessionImport(id: first.id, created: false))
+            XCTAssertEqual(try store.sessions().count, 1)
+            XCTAssertEqual(try store.session(first.id)?.events.count, Self.document.events.count, "no events written twice")
 
-        var retimed = Self.document
-        retimed.settings.recordedAt = "2026-03-01T08:30:00Z"
-        XCTAssertEqual(
-            try store.importSession(retimed, defaultStart: Date()), SessionImport(id: first.id, created: false),
-            "the same measurements are the same session, whatever time the document gives")
+            var retimed = Self.document
+            retimed.settings.recordedAt = "2026-03-01T08:30:00Z"
+            XCTAssertEqual(
+                try store.importSession(retimed, defaultStart: Date()), SessionImport(id: first.id, created: false),
+                "the same measurements are the same session, whatever time the document gives")
 
-        var other = Self.document
-        other.breaths[other.breaths.count - 1].end += 0.01
-        let second = try store.importSession(other, defaultStart: Date())
-        XCTAssertTrue(second.created)
-        XCTAssertNotEqual(second.id, first.id)
-        XCTAssertEqual(try store.sessions().count, 2)
+            var other = Self.document
+            other.breaths[other.breaths.count - 1].end += 0.01
+            let second = try store.importSession(other, defaultStart: Date())
+            XCTAssertTrue(second.created)
+            XCTAssertNotEqual(second.id, first.id)
+            XCTAssertEqual(try store.sessions().count, 2)
 
-        XCTAssertTrue(try store.deleteSession(first.id))
-        let afterDeletion = try store.importSession(Self.document, defaultStart: Date())
-        XCTAssertTrue(afterDeletion.created, "a deleted session can be imported again")
+            XCTAssertTrue(try store.deleteSession(first.id))
+            let afterDeletion = try store.importSession(Self.document, defaultStart: Date())
+            XCTAssertTrue(afterDeletion.created, "a deleted session can be imported again")
+        }
+    }
+
+    /// Phones sending the same session at once (a retry racing its first attempt): it is saved
+    /// once, and every sender is given its id.
+    func testRacingImportsOfOneSessionSaveItOnce() throws {
+        try eachStore { store in
+            let senders = 8
+            let results = Collected<Result<SessionImport, any Error>>()
+            DispatchQueue.concurrentPerform(iterations: senders) { _ in
+                results.add(Result { try store.importSession(Self.document, defaultStart: Date()) })
+            }
+            let imports = try results.all.map { try $0.get() }
+            XCTAssertEqual(imports.count, senders)
+            XCTAssertEqual(imports.filter(\.created).count, 1)
+            XCTAssertEqual(Set(imports.map(\.id)).count, 1)
+            XCTAssertEqual(try store.sessions().count, 1)
+            XCTAssertEqual(try store.session(imports[0].id)?.breaths, Self.document.breaths)
+        }
     }
 
     func testRecordedAtIsTheStart() throws {
-        let store = try HistoryStore()
-        var document = Self.document
-        document.settings.recordedAt = "2026-03-01T08:30:00Z"
-        let plain = try store.importSession(document, defaultStart: Date())
-        XCTAssertEqual(try store.session(plain.id)?.session.startedAt, "2026-03-01T08:30:00Z")
-        document.settings.recordedAt = "2026-03-02T09:15:30.250Z"
-        document.summary.duration += 1
-        let fractional = try store.importSession(document, defaultStart: Date())
-        let started = try XCTUnwrap(try store.session(fractional.id)?.session.startedAt)
-        XCTAssertEqual(try Date(started, strategy: .iso8601).timeIntervalSince1970, 1_772_442_930, accuracy: 1)
+        try eachStore { store in
+            var document = Self.document
+            document.settings.recordedAt = "2026-03-01T08:30:00Z"
+            let plain = try store.importSession(document, defaultStart: Date())
+            XCTAssertEqual(try store.session(plain.id)?.session.startedAt, "2026-03-01T08:30:00Z")
+            document.settings.recordedAt = "2026-03-02T09:15:30.250Z"
+            document.summary.duration += 1
+            let fractional = try store.importSession(document, defaultStart: Date())
+            let started = try XCTUnwrap(try store.session(fractional.id)?.session.startedAt)
+            XCTAssertEqual(try Date(started, strategy: .iso8601).timeIntervalSince1970, 1_772_442_930, accuracy: 1)
+        }
     }
 
     func testInconsistentDocumentsAreRefusedNamingTheField() throws {
-        let store = try HistoryStore()
-        func refusal(_ change: (inout SessionAnalysis) -> Void) throws -> SessionDocumentError? {
-            var document = Self.document
-            change(&document)
-            do {
-                try store.importSession(document, defaultStart: Date())
-            } catch let error as SessionDocumentError {
-                return error
+        try eachStore { store in
+            func refusal(_ change: (inout SessionAnalysis) -> Void) throws -> SessionDocumentError? {
+                var document = Self.document
+                change(&document)
+                do {
+                    try store.importSession(document, defaultStart: Date())
+                } catch let error as SessionDocumentError {
+                    return error
+                }
+                return nil
             }
-            return nil
+            let backwards = try refusal { $0.breaths[1].end = $0.breaths[1].start - 1 }
+            XCTAssertEqual(backwards?.field, "breaths[1].end_s")
+            XCTAssertEqual(try refusal { $0.breaths[0].meanPressure = .nan }?.field, "breaths[0].mean_pressure_cmh2o")
+            XCTAssertEqual(try refusal { $0.breaths[0].index = 0 }?.field, "breaths[0].index")
+            XCTAssertEqual(try refusal { $0.breaths[2].index = 1 }?.field, "breaths[2].index")
+            XCTAssertEqual(try refusal { $0.sets[0].end = .infinity }?.field, "sets[0].end_s")
+            XCTAssertEqual(try refusal { $0.summary.duration = -.infinity }?.field, "summary.duration_s")
+            XCTAssertEqual(try refusal { $0.events[0].time = .nan }?.field, "events[0].time_s")
+            XCTAssertEqual(try refusal { $0.settings.frameIntervalS = 0 }?.field, "settings.frame_interval_s")
+            XCTAssertEqual(try refusal { $0.settings.recordedAt = "yesterday" }?.field, "settings.recorded_at")
+            XCTAssertEqual(try refusal { $0.settings.tracker.sampleRate = 100 }?.field, "settings.sampleRate")
+            XCTAssertEqual(try store.sessions().count, 0, "nothing refused is saved")
+            XCTAssertNoThrow(try Self.document.validate())
         }
-        let backwards = try refusal { $0.breaths[1].end = $0.breaths[1].start - 1 }
-        XCTAssertEqual(backwards?.field, "breaths[1].end_s")
-        XCTAssertEqual(try refusal { $0.breaths[0].meanPressure = .nan }?.field, "breaths[0].mean_pressure_cmh2o")
-        XCTAssertEqual(try refusal { $0.breaths[0].index = 0 }?.field, "breaths[0].index")
-        XCTAssertEqual(try refusal { $0.breaths[2].index = 1 }?.field, "breaths[2].index")
-        XCTAssertEqual(try refusal { $0.sets[0].end = .infinity }?.field, "sets[0].end_s")
-        XCTAssertEqual(try refusal { $0.summary.duration = -.infinity }?.field, "summary.duration_s")
-        XCTAssertEqual(try refusal { $0.events[0].time = .nan }?.field, "events[0].time_s")
-        XCTAssertEqual(try refusal { $0.settings.frameIntervalS = 0 }?.field, "settings.frame_interval_s")
-        XCTAssertEqual(try refusal { $0.settings.recordedAt = "yesterday" }?.field, "settings.recorded_at")
-        XCTAssertEqual(try refusal { $0.settings.tracker.sampleRate = 100 }?.field, "settings.sampleRate")
-        XCTAssertEqual(try store.sessions().count, 0, "nothing refused is saved")
-        XCTAssertNoThrow(try Self.document.validate())
     }
 
     func testTheImportMigrationKeepsSessionsIdsAndForeignKeys() throws {
@@ -196,26 +218,27 @@ final class ImportTests: XCTestCase {
     /// The same session sent again after an upgrade (its document written by a release with other
     /// defaults, settings this one does not know, or without some it has) is saved once.
     func testTheSameSessionFromAnotherReleaseIsImportedOnce() throws {
-        let store = try HistoryStore()
-        let first = try store.importSession(Self.document, defaultStart: Date())
-        var object = try XCTUnwrap(
-            try JSONSerialization.jsonObject(with: Data(try reportJSON(Self.document, pretty: false).utf8)) as? [String: Any])
-        var settings = try XCTUnwrap(object["settings"] as? [String: Any])
-        var tracker = try XCTUnwrap(settings["tracker"] as? [String: Any])
-        tracker["evidence_time"] = nil
-        tracker["evidence_acceptance"] = nil
-        tracker["a_setting_from_the_future"] = 3
-        tracker["acceptance"] = 0.55
-        settings["tracker"] = tracker
-        object["settings"] = settings
-        object["schema_version"] = 9
-        var summary = try XCTUnwrap(object["summary"] as? [String: Any])
-        summary["inhalations_heard"] = nil
-        object["summary"] = summary
-        let other = try SessionAnalysis(json: try JSONSerialization.data(withJSONObject: object))
-        XCTAssertNotEqual(try reportJSON(other, pretty: false), try reportJSON(Self.document, pretty: false))
-        XCTAssertEqual(try store.importSession(other, defaultStart: Date()), SessionImport(id: first.id, created: false))
-        XCTAssertEqual(try store.sessions().count, 1)
+        try eachStore { store in
+            let first = try store.importSession(Self.document, defaultStart: Date())
+            var object = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: Data(try reportJSON(Self.document, pretty: false).utf8)) as? [String: Any])
+            var settings = try XCTUnwrap(object["settings"] as? [String: Any])
+            var tracker = try XCTUnwrap(settings["tracker"] as? [String: Any])
+            tracker["evidence_time"] = nil
+            tracker["evidence_acceptance"] = nil
+            tracker["a_setting_from_the_future"] = 3
+            tracker["acceptance"] = 0.55
+            settings["tracker"] = tracker
+            object["settings"] = settings
+            object["schema_version"] = 9
+            var summary = try XCTUnwrap(object["summary"] as? [String: Any])
+            summary["inhalations_heard"] = nil
+            object["summary"] = summary
+            let other = try SessionAnalysis(json: try JSONSerialization.data(withJSONObject: object))
+            XCTAssertNotEqual(try reportJSON(other, pretty: false), try reportJSON(Self.document, pretty: false))
+            XCTAssertEqual(try store.importSession(other, defaultStart: Date()), SessionImport(id: first.id, created: false))
+            XCTAssertEqual(try store.sessions().count, 1)
+        }
     }
 
     /// The key's canonical text is fixed for good: every stored key and migration

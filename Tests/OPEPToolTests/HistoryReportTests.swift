@@ -1,12 +1,22 @@
 import Foundation
+import TestTools
 import XCTest
 
 /// Sessions saved by `opep monitor` come back through `opep history` and `opep report`.
 final class HistoryReportTests: XCTestCase {
     func testMonitorSavesASessionThatHistoryAndReportsShow() throws {
         let directory = try TemporaryDirectory()
+        try monitorHistoryAndReports(database: directory.path("history.sqlite"), in: directory)
+    }
+
+    /// The same on a PostgreSQL server (a fresh database on the test server).
+    func testTheSameOnAPostgreSQLServer() throws {
+        let directory = try TemporaryDirectory()
+        try monitorHistoryAndReports(database: try freshPostgresDatabase(), in: directory)
+    }
+
+    private func monitorHistoryAndReports(database: String, in directory: TemporaryDirectory) throws {
         let session = try simulateSession(in: directory)
-        let database = directory.path("history.sqlite")
 
         let monitor = try run(["monitor", session.wav, "--database", database])
         XCTAssertEqual(monitor.status, 0, monitor.stderr)
@@ -86,18 +96,19 @@ final class HistoryReportTests: XCTestCase {
         XCTAssertTrue(halfRange.stderr.contains("needs both --from and --to"), halfRange.stderr)
     }
 
-    /// A PostgreSQL server's URL is read as one, not as a file's path: this release says in one
-    /// line that it keeps the history in SQLite files, and makes no folder named `postgres:`; a URL
-    /// that lacks a part names it.
+    /// A PostgreSQL server's URL is read as one, not as a file's path: a server that cannot be
+    /// reached is one line naming it (without its password), and no folder named `postgres:` is
+    /// made; a URL that lacks a part names it.
     func testAServersURLIsNotTakenForAPath() throws {
         let directory = try TemporaryDirectory()
-        let url = "postgres://postgres@127.0.0.1:5432/opep"
+        let url = "postgres://postgres:secret@127.0.0.1:1/opep"
         for arguments in [["history"], ["report", "--session", "1", "-o", directory.path("r.html")], ["serve", "--port", "0"]] {
             let result = try run(arguments + ["--database", url])
             XCTAssertNotEqual(result.status, 0, "\(arguments)")
-            XCTAssertEqual(
-                nonEmptyLines(result.stderr),
-                ["opep: error: --database \(url): this release keeps the history in SQLite files only; give a file's path"])
+            let lines = nonEmptyLines(result.stderr)
+            XCTAssertEqual(lines.count, 1, result.stderr)
+            XCTAssertTrue(lines[0].hasPrefix("opep: error: postgres://postgres@127.0.0.1:1/opep: cannot connect"), result.stderr)
+            XCTAssertFalse(result.stderr.contains("secret"))
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: "postgres:"), "no folder made from the URL")
         let incomplete = try run(["history", "--database", "postgresql://127.0.0.1/opep"])
@@ -105,5 +116,17 @@ final class HistoryReportTests: XCTestCase {
         XCTAssertTrue(
             incomplete.stderr.contains("--database postgresql://127.0.0.1/opep: no user (postgres://USER@HOST/DATABASE, or PGUSER)"),
             incomplete.stderr)
+    }
+
+    /// A new, empty database on the test server (`OPEP_TEST_POSTGRES_URL`, which `.ci/run` sets),
+    /// dropped when the test ends; its URL.
+    private func freshPostgresDatabase() throws -> String {
+        guard let server = ProcessInfo.processInfo.environment["OPEP_TEST_POSTGRES_URL"], !server.isEmpty,
+            let slash = server.lastIndex(of: "/")
+        else { throw missingTool("no PostgreSQL server (OPEP_TEST_POSTGRES_URL)") }
+        let name = "opep_tool_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try tool("psql", [server, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
+        addTeardownBlock { _ = try? tool("psql", [server, "-qc", "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"]) }
+        return server[...slash] + name
     }
 }

@@ -1,0 +1,309 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// The history on a PostgreSQL server, through PostgresNIO: a clinic's store that many phones and
+/// servers write to at once (issue 25).
+///
+/// Up to `connections` connections are open at a time, each made when first needed and kept
+/// while it works; one that the server closed (a restart, a network fault) is dropped and the
+/// next call opens a new one, so the store reconnects by itself. Calls block their thread on the
+/// connection's event loop, as the SQLite store blocks on its file. The schema has its own named
+/// migrations, recorded in `opep_migrations` and never edited once shipped; two processes
+/// migrating at once take turns under an advisory lock.
+final class PostgresHistoryDatabase: HistoryDatabase {
+    let location: String
+    private let address: HistoryLocation.PostgresAddress
+    private let logger: Logger
+    private let slots: DispatchSemaphore
+    private let idle = NIOLockedValueBox<[PostgresConnection]>([])
+    private let nextID = NIOLockedValueBox(0)
+
+    /// How long a connection may take to open, in seconds.
+    static let connectTimeout: Int64 = 5
+
+    /// Connects to the server at `address` and migrates its database.
+    init(address: HistoryLocation.PostgresAddress, connections: Int = HistoryStore.defaultConnections, logger: Logger? = nil) throws {
+        self.address = address
+        location = address.description
+        self.logger = logger ?? Logger(label: "opep.history.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        slots = DispatchSemaphore(value: max(1, connections))
+        try migrate()
+    }
+
+    deinit {
+        for connection in idle.withLockedValue({ $0 }) { Self.close(connection) }
+    }
+
+    /// Closes a connection, keeping it until it is closed (PostgresNIO wants it closed before it goes).
+    private static func close(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    func read<T>(_ work: (any SQLConnection) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
+    }
+
+    func write<T>(_ work: (any SQLConnection) throws -> T) throws -> T {
+        try transaction("BEGIN", work)
+    }
+
+    func appliedMigrations() throws -> [String] {
+        try read { db in try db.rows("SELECT name FROM opep_migrations ORDER BY applied_order", []).map { try $0.get("name") } }
+    }
+
+    private func transaction<T>(_ begin: String, _ work: (any SQLConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            let db = PostgresSQLConnection(connection: connection, logger: logger, location: location)
+            try db.execute(begin, [])
+            do {
+                let result = try work(db)
+                try db.execute("COMMIT", [])
+                return result
+            } catch {
+                if !connection.isClosed { _ = try? db.execute("ROLLBACK", []) }
+                throw error
+            }
+        }
+    }
+
+    private func withConnection<T>(_ work: (PostgresConnection) throws -> T) throws -> T {
+        slots.wait()
+        defer { slots.signal() }
+        let connection = try idle.withLockedValue { $0.popLast() } ?? connect()
+        defer {
+            if connection.isClosed {
+                Self.close(connection)
+            } else {
+                idle.withLockedValue { $0.append(connection) }
+            }
+        }
+        return try work(connection)
+    }
+
+    private func connect() throws -> PostgresConnection {
+        var configuration = PostgresConnection.Configuration(
+            host: address.host, port: address.port, username: address.user, password: address.password,
+            database: address.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(Self.connectTimeout)
+        let id = nextID.withLockedValue { value in
+            value += 1
+            return value
+        }
+        do {
+            return try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
+            ).wait()
+        } catch {
+            throw HistoryError("\(location): cannot connect (\(PostgresSQLConnection.reason(error)))")
+        }
+    }
+
+    private func migrate() throws {
+        do {
+            try write { db in
+                try db.execute("SELECT pg_advisory_xact_lock(?)", [Self.migrationLock])
+                try db.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS opep_migrations (
+                        name text PRIMARY KEY, applied_order integer NOT NULL, applied_at double precision NOT NULL)
+                    """, [])
+                let applied = Set(try db.rows("SELECT name FROM opep_migrations", []).map { try $0.get("name") as String })
+                for (order, migration) in Self.migrations.enumerated() where !applied.contains(migration.name) {
+                    for statement in migration.statements { try db.execute(statement, []) }
+                    try db.execute(
+                        "INSERT INTO opep_migrations (name, applied_order, applied_at) VALUES (?, ?, ?)",
+                        [migration.name, order + 1, Date().timeIntervalSince1970])
+                }
+            }
+        } catch let error as HistoryError {
+            throw error
+        } catch {
+            throw HistoryError("\(location): cannot bring the history's tables up to date (\(error))")
+        }
+    }
+
+    /// The advisory lock that migrations hold ("opep" in ASCII).
+    static let migrationLock: Int64 = 0x6F_70_65_70
+
+    /// Every migration ever shipped, in order. Never edit one: add the next. The first creates
+    /// the tables as SQLite's six migrations left them.
+    static let migrations: [(name: String, statements: [String])] = [
+        (
+            "v1-sessions",
+            [
+                """
+                CREATE TABLE plan (
+                    id integer PRIMARY KEY CHECK (id = 1), json text NOT NULL, updated_at double precision NOT NULL)
+                """,
+                """
+                CREATE TABLE sessions (
+                    id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+                    started_at double precision NOT NULL,
+                    ended_at double precision,
+                    duration_s double precision NOT NULL DEFAULT 0,
+                    source text NOT NULL CHECK (source IN ('browser', 'monitor', 'file', 'imported')),
+                    status text NOT NULL CHECK (status IN ('recording', 'complete', 'interrupted')),
+                    plan_json text NOT NULL,
+                    configuration_json text NOT NULL,
+                    input text NOT NULL,
+                    frame_interval_s double precision NOT NULL,
+                    latency_s double precision NOT NULL,
+                    summary_json text,
+                    breath_count bigint NOT NULL DEFAULT 0,
+                    set_count bigint NOT NULL DEFAULT 0,
+                    mean_pressure_cmh2o double precision,
+                    share_in_target double precision,
+                    exhalation_time_s double precision NOT NULL DEFAULT 0,
+                    warnings_json text NOT NULL DEFAULT '[]',
+                    audio_path text,
+                    import_key text UNIQUE)
+                """,
+                "CREATE INDEX sessions_on_started_at ON sessions (started_at)",
+                """
+                CREATE TABLE breaths (
+                    session_id bigint NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    "index" bigint NOT NULL,
+                    "set" bigint NOT NULL,
+                    start_s double precision NOT NULL,
+                    end_s double precision NOT NULL,
+                    duration_s double precision NOT NULL,
+                    mean_pressure_cmh2o double precision,
+                    min_pressure_cmh2o double precision,
+                    max_pressure_cmh2o double precision,
+                    mean_pitch_hz double precision,
+                    share_in_target double precision,
+                    flutter_share double precision NOT NULL,
+                    unmeasured text,
+                    signal text,
+                    PRIMARY KEY (session_id, "index"))
+                """,
+                """
+                CREATE TABLE sets (
+                    session_id bigint NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    "index" bigint NOT NULL,
+                    start_s double precision NOT NULL,
+                    end_s double precision NOT NULL,
+                    breaths bigint NOT NULL,
+                    huff_coughs bigint NOT NULL,
+                    mean_pressure_cmh2o double precision,
+                    share_in_target double precision,
+                    PRIMARY KEY (session_id, "index"))
+                """,
+                """
+                CREATE TABLE events (
+                    session_id bigint NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    seq bigint NOT NULL,
+                    type text NOT NULL,
+                    time_s double precision NOT NULL,
+                    duration_s double precision,
+                    breath bigint,
+                    "set" bigint,
+                    breath_in_set bigint,
+                    PRIMARY KEY (session_id, seq))
+                """,
+                """
+                CREATE TABLE frames (
+                    session_id bigint NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    t double precision NOT NULL,
+                    pitch_hz double precision,
+                    pressure_cmh2o double precision,
+                    exhaling boolean NOT NULL,
+                    confidence double precision NOT NULL,
+                    level_db double precision NOT NULL,
+                    signal text,
+                    PRIMARY KEY (session_id, t))
+                """,
+            ]
+        ),
+    ]
+}
+
+/// One PostgreSQL connection as the history's queries use it: `?` becomes `$1`, `$2`, ...
+private struct PostgresSQLConnection: SQLConnection {
+    let connection: PostgresConnection
+    let logger: Logger
+    let location: String
+
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [any SQLArgument]) throws -> Int {
+        let result = try run(sql, arguments)
+        return result.metadata.rows ?? 0
+    }
+
+    func rows(_ sql: String, _ arguments: [any SQLArgument]) throws -> [SQLRow] {
+        let result = try run(sql, arguments)
+        var columns: SQLRow.Columns?
+        return try result.rows.map { row in
+            let cells = Array(row)
+            let names = columns ?? SQLRow.Columns(cells.map(\.columnName))
+            columns = names
+            return SQLRow(columns: names, values: try cells.map(Self.value))
+        }
+    }
+
+    private func run(_ sql: String, _ arguments: [any SQLArgument]) throws -> PostgresQueryResult {
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument.sqlValue {
+            case .null: binds.appendNull()
+            case .integer(let value): binds.append(value)
+            case .real(let value): binds.append(value)
+            case .text(let value): binds.append(value)
+            case .boolean(let value): binds.append(value)
+            }
+        }
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger).wait()
+        } catch {
+            throw HistoryError("\(location): \(Self.reason(error))")
+        }
+    }
+
+    /// `sql` with each `?` outside quotes numbered as PostgreSQL's `$n`.
+    static func numbered(_ sql: String) -> String {
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + 16)
+        var quote: Character?
+        var number = 0
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                result.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                result.append(character)
+            } else if character == "?" {
+                number += 1
+                result += "$\(number)"
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    private static func value(_ cell: PostgresCell) throws -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+        case .float4, .float8: return .real(try cell.decode(Double.self))
+        case .bool: return .boolean(try cell.decode(Bool.self))
+        default: return .text(try cell.decode(String.self))
+        }
+    }
+
+    /// What went wrong, in one line: the server's message, or the connection's fault.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+            return message + state
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import NIOPosix
+import TestTools
+import XCTest
+
+@testable import OPEPHistory
+
+/// What only the PostgreSQL store has: its own named migrations, a server to reach.
+final class PostgresStoreTests: XCTestCase {
+    private func freshDatabase() throws -> HistoryLocation.PostgresAddress {
+        guard let address = try TestPostgres.freshDatabase(for: self) else {
+            throw missingTool("no PostgreSQL server for the store tests (\(TestPostgres.variable))")
+        }
+        return address
+    }
+
+    func testMigrationsAreNamedAndReopeningKeepsData() throws {
+        let address = try freshDatabase()
+        let store = try HistoryStore(postgres: address)
+        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions"])
+        XCTAssertEqual(store.location, address.description)
+        XCTAssertNil(store.path)
+        let imported = try store.importSession(ImportTests.document, defaultStart: Date())
+        let reopened = try HistoryStore(location: .postgres(address))
+        XCTAssertEqual(try reopened.appliedMigrations(), ["v1-sessions"])
+        XCTAssertEqual(try reopened.sessions().map(\.id), [imported.id])
+    }
+
+    /// Two servers starting at once on a new database create its tables once.
+    func testStoresOpeningAtOnceMigrateOnce() throws {
+        let address = try freshDatabase()
+        let errors = Collected<String>()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                _ = try HistoryStore(postgres: address)
+            } catch {
+                errors.add("\(error)")
+            }
+        }
+        XCTAssertEqual(errors.all, [])
+        XCTAssertEqual(try HistoryStore(postgres: address).appliedMigrations(), ["v1-sessions"])
+    }
+
+    /// A server that refuses the connection is one line naming it, without its password.
+    func testARefusedConnectionIsOneLineNamingTheServer() throws {
+        let port = try unusedPort()
+        let address = HistoryLocation.PostgresAddress(user: "opep", password: "secret", host: "127.0.0.1", port: port, database: "clinic")
+        XCTAssertThrowsError(try HistoryStore(postgres: address)) { error in
+            let line = "\(error)"
+            XCTAssertTrue(line.hasPrefix("postgres://opep@127.0.0.1:\(port)/clinic: cannot connect"), line)
+            XCTAssertFalse(line.contains("secret"), line)
+            XCTAssertFalse(line.contains("\n"), line)
+        }
+    }
+
+    /// A loopback port nothing listens on (bound, then released).
+    private func unusedPort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        let port = try XCTUnwrap(channel.localAddress?.port)
+        try channel.close().wait()
+        return port
+    }
+}
