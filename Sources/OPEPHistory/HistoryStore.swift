@@ -25,6 +25,20 @@ public struct HistoryError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) { self.description = description }
 }
 
+/// The history's database server cannot be reached (down, restarting, the network between):
+/// nothing was saved or read, and the same call may succeed later, once it is back.
+public struct HistoryUnavailable: Error, CustomStringConvertible, Sendable {
+    /// The server, without its password.
+    public var location: String
+    /// What failed, in a few words.
+    public var reason: String
+    public init(location: String, reason: String) {
+        self.location = location
+        self.reason = reason
+    }
+    public var description: String { "\(location): cannot reach the history's database (\(reason))" }
+}
+
 /// The therapy history: the plan (one row), every session with its summary, breaths, sets,
 /// events and final frames decimated to 20 per second (imported sessions have no frames).
 ///
@@ -88,12 +102,18 @@ public final class HistoryStore: Sendable {
         path = nil
     }
 
+    /// A history in `database` (a test's stand-in).
+    init(database: any HistoryDatabase) {
+        self.database = database
+        path = nil
+    }
+
     /// The history where `location` says: a SQLite file (created if needed) or a PostgreSQL
-    /// server's database.
-    public convenience init(location: HistoryLocation) throws {
+    /// server's database, with at most `connections` connections open at once.
+    public convenience init(location: HistoryLocation, connections: Int = defaultConnections) throws {
         switch location {
         case .sqlite(let path): try self.init(path: path)
-        case .postgres(let address): try self.init(postgres: address)
+        case .postgres(let address): try self.init(postgres: address, connections: connections)
         }
     }
 

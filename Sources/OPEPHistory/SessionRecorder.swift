@@ -146,6 +146,8 @@ extension HistoryStore {
 
     /// Writes a session's frames, events (numbered from `firstEvent`), breaths and sets (replacing
     /// any with the same numbers) and its summary; with `closing`, also its status, end and warnings.
+    /// Writing the same again changes nothing, so a flush whose commit was not acknowledged (the
+    /// connection lost as it committed) can be sent again.
     static func saveMeasurements(
         _ db: any SQLConnection, session id: Int64, frames: [SessionFrame], events: [SessionEvent], firstEvent: Int,
         breaths: some Collection<Breath>, sets: some Collection<TherapySet>, summary: SessionSummary,
@@ -161,7 +163,8 @@ extension HistoryStore {
             db, into: "events", ["session_id", "seq", "type", "time_s", "duration_s", "breath", "set", "breath_in_set"],
             events.enumerated().map { offset, event in
                 [id, firstEvent + offset, event.kind.rawValue, event.time, event.duration, event.breath, event.set, event.breathInSet]
-            })
+            },
+            replacingOn: ["session_id", "seq"])
         try insert(
             db, into: "breaths",
             ["session_id", "index", "set", "start_s", "end_s", "duration_s", "mean_pressure_cmh2o", "min_pressure_cmh2o",

@@ -37,6 +37,7 @@ public func buildRouter(
 ) -> Router<ServerRequestContext> {
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: SecurityHeaders())
+    router.add(middleware: HistoryOutage())
     if !configuration.uploadOrigins.isEmpty {
         router.add(middleware: UploadOrigins(origins: configuration.uploadOrigins))
     }

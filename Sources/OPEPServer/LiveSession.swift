@@ -73,6 +73,8 @@ public struct LiveSession {
     private var setsEnded = 0
     private var reportedNonFinite = false
     private var warnings: [String] = []
+    /// Whether the last flush to the history failed (its database unreachable).
+    private var savingFails = false
 
     public init(configuration: ServerConfiguration, store: HistoryStore, gate: SessionGate, logger: Logger) {
         self.configuration = configuration
@@ -178,9 +180,18 @@ public struct LiveSession {
         if let recorder, let run {
             do {
                 try recorder.flushIfDue(report: run.report)
+                if savingFails {
+                    savingFails = false
+                    logger.notice("the session is saved again", metadata: ["session": "\(recorder.id)"])
+                }
             } catch {
-                logger.error("cannot save the session", metadata: ["session": "\(recorder.id)", "error": "\(error)"])
-                outbox.append(Self.errorMessage("the session could not be saved just now: \(error)"))
+                // What was measured stays with the recorder and goes with the next flush that works;
+                // the outage is told once, not every second.
+                if !savingFails {
+                    savingFails = true
+                    logger.error("cannot save the session", metadata: ["session": "\(recorder.id)", "error": "\(error)"])
+                    outbox.append(Self.errorMessage("the session could not be saved just now (kept here, saved when possible): \(error)"))
+                }
             }
         }
     }

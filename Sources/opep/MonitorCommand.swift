@@ -100,7 +100,7 @@ struct MonitorCommand: ParsableCommand {
     private func beginRecording(_ configuration: SessionAnalyzer.Configuration, analyzer: SessionAnalyzer) throws -> SessionRecorder {
         let location = try history.location()
         do {
-            let store = try HistoryStore(location: location)
+            let store = try HistoryStore(location: location, connections: history.databaseConnections)
             var plan = try store.plan()
             plan.target = configuration.target
             plan.device = configuration.device

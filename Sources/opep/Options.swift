@@ -211,11 +211,22 @@ struct HistoryDatabaseOptions: ParsableArguments {
         valueName: "PATH|URL"))
     var database: String?
 
+    @Option(help: ArgumentHelp(
+        "Connections to a PostgreSQL history open at most at once (default \(HistoryStore.defaultConnections); 1-\(Self.maximumConnections)).",
+        valueName: "N"))
+    var databaseConnections = HistoryStore.defaultConnections
+
+    /// The most connections one process may open (PostgreSQL allows 100 by default, for everyone).
+    static let maximumConnections = 64
+
     func validate() throws {
         do {
             _ = try HistoryLocation(database)
         } catch {
             throw ValidationError(error.description)
+        }
+        guard (1...Self.maximumConnections).contains(databaseConnections) else {
+            throw ValidationError("--database-connections \(databaseConnections): give 1 to \(Self.maximumConnections).")
         }
     }
 
@@ -239,7 +250,7 @@ struct HistoryDatabaseOptions: ParsableArguments {
             throw failure(missing(path))
         }
         do {
-            return try HistoryStore(location: location)
+            return try HistoryStore(location: location, connections: databaseConnections)
         } catch {
             throw failure("\(error)")
         }

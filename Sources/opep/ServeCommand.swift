@@ -101,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
         let location = try history.location()
         let store: HistoryStore
         do {
-            store = try HistoryStore(location: location)
+            store = try HistoryStore(location: location, connections: history.databaseConnections)
         } catch {
             throw failure("\(error)")
         }

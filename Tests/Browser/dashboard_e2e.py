@@ -105,7 +105,9 @@ def main():
         driver.click("#start")
         seen = []
         def three_breaths():
-            pressure, zone = driver.text("#pressure"), driver.text("#zone")
+            # Both read at once: the page may show the next frame between two reads.
+            pressure, zone = driver.script(
+                "return ['#pressure', '#zone'].map((css) => document.querySelector(css)?.textContent.trim() ?? null);")
             number = re.search(r"[0-9]+(\.[0-9]+)?", pressure or "")
             if number and zone in ("below", "in", "above"):
                 seen.append((float(number.group()), zone))
@@ -117,7 +119,9 @@ def main():
         assert seen, "the page never showed a pressure with its zone"
         in_band = [p for p, z in seen if 12 - 3 <= p <= 18 + 3]
         assert len(in_band) >= 0.8 * len(seen), f"pressures shown {sorted(p for p, _ in seen)} are not near the true {true_pressures}"
-        assert all((z == "in") == (10 <= p <= 20) for p, z in seen), f"zones disagree with pressures: {seen[:10]}"
+        # The pressure is shown to 0.1 cmH2O: a shown 10.0 may be 9.96, below the band.
+        disagreeing = [(p, z) for p, z in seen if (z == "in") != (10 <= p <= 20) and min(abs(p - 10), abs(p - 20)) > 0.05]
+        assert not disagreeing, f"zones disagree with pressures: {disagreeing[:10]} of {len(seen)}"
         driver.click("#stop")
         summary = wait("the summary", lambda: driver.text("#summary-breaths"), 30)
         assert summary.strip().startswith("3"), f"summary shows {summary!r} breaths, expected 3"

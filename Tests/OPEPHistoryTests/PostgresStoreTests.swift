@@ -46,8 +46,9 @@ final class PostgresStoreTests: XCTestCase {
         let port = try unusedPort()
         let address = HistoryLocation.PostgresAddress(user: "opep", password: "secret", host: "127.0.0.1", port: port, database: "clinic")
         XCTAssertThrowsError(try HistoryStore(postgres: address)) { error in
+            XCTAssertTrue(error is HistoryUnavailable, "\(type(of: error))")
             let line = "\(error)"
-            XCTAssertTrue(line.hasPrefix("postgres://opep@127.0.0.1:\(port)/clinic: cannot connect"), line)
+            XCTAssertTrue(line.hasPrefix("postgres://opep@127.0.0.1:\(port)/clinic: cannot reach the history's database (cannot connect"), line)
             XCTAssertFalse(line.contains("secret"), line)
             XCTAssertFalse(line.contains("\n"), line)
         }

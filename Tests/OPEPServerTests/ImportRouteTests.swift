@@ -18,7 +18,7 @@ final class ImportRouteTests: XCTestCase {
     }
 
     /// The simulated session's analysis as `opep analyze --format json` writes it.
-    func document() throws -> SessionAnalysis {
+    static func document() throws -> SessionAnalysis {
         let (outputs, report, analyzer) = try analyse(try simulatedSession())
         let settings = SessionAnalysis.Settings(
             file: "phone.wav", format: "phone microphone", configuration: analyzer.configuration,
@@ -30,7 +30,7 @@ final class ImportRouteTests: XCTestCase {
 
     func testAPostedDocumentIsSavedOnceAndHasNoFrames() async throws {
         let store = try HistoryStore()
-        let document = try document()
+        let document = try Self.document()
         try await app(store).test(.router) { client in
             try await client.execute(uri: "/api/sessions", method: .post, body: ByteBuffer(string: try reportJSON(document, pretty: true))) { response in
                 XCTAssertEqual(response.status, .created)
@@ -74,7 +74,7 @@ final class ImportRouteTests: XCTestCase {
 
     func testWhatIsNotADocumentIsRefusedWithTheReason() async throws {
         let store = try HistoryStore()
-        var backwards = try document()
+        var backwards = try Self.document()
         backwards.breaths[0].end = backwards.breaths[0].start - 0.5
         let cases: [(body: String, reason: String)] = [
             ("not json", "not valid JSON"),
@@ -110,7 +110,7 @@ final class ImportRouteTests: XCTestCase {
         configuration.uploadOrigins = ["https://coach.example.org"]
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        let body = try reportJSON(try document(), pretty: false)
+        let body = try reportJSON(try Self.document(), pretty: false)
         try await buildApplication(configuration, store: store, logger: logger).test(.router) { client in
             let phone: HTTPFields = [.origin: "https://coach.example.org"]
             try await client.execute(uri: "/api/sessions", method: .options, headers: phone) { response in

@@ -107,7 +107,7 @@ final class HistoryReportTests: XCTestCase {
             XCTAssertNotEqual(result.status, 0, "\(arguments)")
             let lines = nonEmptyLines(result.stderr)
             XCTAssertEqual(lines.count, 1, result.stderr)
-            XCTAssertTrue(lines[0].hasPrefix("opep: error: postgres://postgres@127.0.0.1:1/opep: cannot connect"), result.stderr)
+            XCTAssertTrue(lines[0].hasPrefix("opep: error: postgres://postgres@127.0.0.1:1/opep: cannot reach the history's database (cannot connect"), result.stderr)
             XCTAssertFalse(result.stderr.contains("secret"))
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: "postgres:"), "no folder made from the URL")

@@ -98,7 +98,7 @@ final class PostgresHistoryDatabase: HistoryDatabase {
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
             ).wait()
         } catch {
-            throw HistoryError("\(location): cannot connect (\(PostgresSQLConnection.reason(error)))")
+            throw HistoryUnavailable(location: location, reason: "cannot connect: \(PostgresSQLConnection.reason(error))")
         }
     }
 
@@ -120,6 +120,8 @@ final class PostgresHistoryDatabase: HistoryDatabase {
                 }
             }
         } catch let error as HistoryError {
+            throw error
+        } catch let error as HistoryUnavailable {
             throw error
         } catch {
             throw HistoryError("\(location): cannot bring the history's tables up to date (\(error))")
@@ -259,6 +261,9 @@ private struct PostgresSQLConnection: SQLConnection {
         do {
             return try connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger).wait()
         } catch {
+            if connection.isClosed || Self.isConnectionFault(error) {
+                throw HistoryUnavailable(location: location, reason: Self.reason(error))
+            }
             throw HistoryError("\(location): \(Self.reason(error))")
         }
     }
@@ -293,6 +298,18 @@ private struct PostgresSQLConnection: SQLConnection {
         case .float4, .float8: return .real(try cell.decode(Double.self))
         case .bool: return .boolean(try cell.decode(Bool.self))
         default: return .text(try cell.decode(String.self))
+        }
+    }
+
+    /// Whether the error is the connection's, not the statement's: the server went away, or is
+    /// shutting down (SQLSTATE class 57: operator intervention, 08: connection exception).
+    static func isConnectionFault(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return true
+        default:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("57") || state.hasPrefix("08")
         }
     }
 
