@@ -15,7 +15,7 @@ struct OPEP: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, AnalyzeCommand.self, MonitorCommand.self, ServeCommand.self, HistoryCommand.self,
             ReportCommand.self, CalibrateCommand.self, SimulateCommand.self, EvaluateCommand.self, BenchmarkCommand.self,
-            WebCommand.self,
+            WebCommand.self, LoadCommand.self,
         ]
     )
 

@@ -80,6 +80,43 @@ final class ServeCommandTests: XCTestCase {
         }
     }
 
+    /// `opep load` uploads sessions, some twice, to a running server and checks that each is
+    /// stored once; the history then lists them all.
+    func testTheLoadClientUploadsSessionsThatAreStoredOnce() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("history.sqlite")
+        let server = Process()
+        server.executableURL = try opepExecutable()
+        server.arguments = ["serve", "--port", "0", "--database", database]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let address = try XCTUnwrap(firstAddress(in: output.fileHandleForReading), "opep serve printed no address")
+        let url = address.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let load = try run(["load", "--url", url, "--uploads", "40", "--clients", "4", "--repeat", "0.25"])
+        XCTAssertEqual(load.status, 0, load.stderr)
+        XCTAssertTrue(load.stdout.contains("50 uploads (40 sessions, 10 sent twice)"), load.stdout)
+        XCTAssertTrue(load.stdout.contains("answers: 40 created (201), 10 already stored (200), 0 failed"), load.stdout)
+        XCTAssertTrue(load.stdout.contains("stored: 40 new sessions; lost 0, stored twice 0"), load.stdout)
+        let again = try run(["load", "--url", url, "--uploads", "5", "--clients", "2", "--repeat", "0"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stdout.contains("answers: 0 created (201), 5 already stored (200), 0 failed"), again.stdout)
+        let list = try run(["history", "--database", database])
+        XCTAssertEqual(nonEmptyLines(list.stdout).count, 1 + 40, list.stdout)
+
+        let unreachable = try run(["load", "--url", "http://127.0.0.1:1", "--uploads", "1"])
+        XCTAssertNotEqual(unreachable.status, 0)
+        XCTAssertTrue(unreachable.stderr.hasPrefix("opep: error: http://127.0.0.1:1: cannot reach the server"), unreachable.stderr)
+        let badURL = try run(["load", "--url", "127.0.0.1:8080"])
+        XCTAssertNotEqual(badURL.status, 0)
+        XCTAssertTrue(badURL.stderr.contains("--url 127.0.0.1:8080: give the server's address"), badURL.stderr)
+    }
+
     /// The first `http://...` address the server prints, waiting up to 60 s.
     private func firstAddress(in handle: FileHandle) throws -> URL? {
         let deadline = Date().addingTimeInterval(60)
