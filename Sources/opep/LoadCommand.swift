@@ -98,11 +98,10 @@ struct LoadCommand: AsyncParsableCommand {
 
     /// POSTs one document; the session id and whether it was new, or why not.
     private func post(_ body: Data, with session: URLSession) async -> Result<Acknowledged, LoadFailure> {
-        var request = URLRequest(url: URL(string: url)!.appendingPathComponent("api/sessions"))
+        var request = sessionsRequest()
         request.httpMethod = "POST"
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         do {
             let (data, response) = try await session.data(for: request)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
@@ -116,10 +115,16 @@ struct LoadCommand: AsyncParsableCommand {
         }
     }
 
-    /// The ids of the sessions the server lists.
-    private func storedSessions() async throws -> [Int64] {
+    /// A request to the server's `/api/sessions`, with the token when there is one.
+    private func sessionsRequest() -> URLRequest {
         var request = URLRequest(url: URL(string: url)!.appendingPathComponent("api/sessions"))
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        return request
+    }
+
+    /// The ids of the sessions the server lists.
+    private func storedSessions() async throws -> [Int64] {
+        let request = sessionsRequest()
         let data: Data
         let status: Int
         do {

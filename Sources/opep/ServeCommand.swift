@@ -99,12 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
             return
         }
         let location = try history.location()
-        let store: HistoryStore
-        do {
-            store = try HistoryStore(location: location, connections: history.databaseConnections)
-        } catch {
-            throw failure("\(error)")
-        }
+        let store = try history.openStore()
         // The server's own files (its certificate, its token, kept audio) lie beside a SQLite
         // history; with a PostgreSQL one, in the default history's folder on this computer.
         let path: String

@@ -12,18 +12,7 @@ final class ServeCommandTests: XCTestCase {
         let profile = try directory.write(
             #"{"name": "Calibrated", "lower_frequency_hz": 10, "upper_frequency_hz": 40, "intercept_cmh2o": -3, "slope_cmh2o_per_hz": 1.3}"#,
             to: "device.json")
-        let server = Process()
-        server.executableURL = try opepExecutable()
-        server.arguments = ["serve", "--port", "0", "--database", directory.path("history.sqlite"), "--device", profile]
-        let output = Pipe()
-        server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer {
-            server.terminate()
-            server.waitUntilExit()
-        }
-        let address = try XCTUnwrap(firstAddress(in: output.fileHandleForReading), "opep serve printed no address")
+        let address = try serve(["--database", directory.path("history.sqlite"), "--device", profile])
         let (data, response) = try fetch(address.appendingPathComponent("api/plan"))
         XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
         let plan = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -85,18 +74,7 @@ final class ServeCommandTests: XCTestCase {
     func testTheLoadClientUploadsSessionsThatAreStoredOnce() throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("history.sqlite")
-        let server = Process()
-        server.executableURL = try opepExecutable()
-        server.arguments = ["serve", "--port", "0", "--database", database]
-        let output = Pipe()
-        server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer {
-            server.terminate()
-            server.waitUntilExit()
-        }
-        let address = try XCTUnwrap(firstAddress(in: output.fileHandleForReading), "opep serve printed no address")
+        let address = try serve(["--database", database])
         let url = address.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         let load = try run(["load", "--url", url, "--uploads", "40", "--clients", "4", "--repeat", "0.25"])
         XCTAssertEqual(load.status, 0, load.stderr)
@@ -115,6 +93,22 @@ final class ServeCommandTests: XCTestCase {
         let badURL = try run(["load", "--url", "127.0.0.1:8080"])
         XCTAssertNotEqual(badURL.status, 0)
         XCTAssertTrue(badURL.stderr.contains("--url 127.0.0.1:8080: give the server's address"), badURL.stderr)
+    }
+
+    /// Starts `opep serve --port 0` with `arguments`, stopped when the test ends; its address.
+    private func serve(_ arguments: [String]) throws -> URL {
+        let server = Process()
+        server.executableURL = try opepExecutable()
+        server.arguments = ["serve", "--port", "0"] + arguments
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        addTeardownBlock {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        return try XCTUnwrap(firstAddress(in: output.fileHandleForReading), "opep serve printed no address")
     }
 
     /// The first `http://...` address the server prints, waiting up to 60 s.
