@@ -54,6 +54,35 @@ final class PostgresStoreTests: XCTestCase {
         }
     }
 
+    /// A server that accepts the connection and never answers fails the call within the connect
+    /// deadline, as unavailable, instead of hanging its caller.
+    func testAServerThatNeverAnswersFailsWithinTheDeadline() throws {
+        let silent = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        defer { try? silent.close().wait() }
+        let port = try XCTUnwrap(silent.localAddress?.port)
+        let address = HistoryLocation.PostgresAddress(user: "opep", password: nil, host: "127.0.0.1", port: port, database: "clinic")
+        let began = Date()
+        XCTAssertThrowsError(try PostgresHistoryDatabase(address: address, deadlines: .init(connect: 1, statement: 1))) { error in
+            XCTAssertTrue(error is HistoryUnavailable, "\(type(of: error)): \(error)")
+            XCTAssertTrue("\(error)".contains("did not open a connection within 1 s"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(began), 5)
+    }
+
+    /// A statement left unanswered past its deadline closes its connection and fails as
+    /// unavailable; the next call opens a new connection and works.
+    func testAStatementPastItsDeadlineClosesItsConnection() throws {
+        let address = try freshDatabase()
+        let database = try PostgresHistoryDatabase(address: address, connections: 1, deadlines: .init(connect: 5, statement: 1))
+        let began = Date()
+        XCTAssertThrowsError(try database.read { db in try db.execute("SELECT pg_sleep(4)", []) }) { error in
+            XCTAssertTrue(error is HistoryUnavailable, "\(type(of: error)): \(error)")
+            XCTAssertTrue("\(error)".contains("no answer within 1 s"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(began), 3)
+        XCTAssertEqual(try database.read { db in try db.rows("SELECT 1 AS one", []).map { try $0.get("one") as Int64 } }, [1])
+    }
+
     /// A loopback port nothing listens on (bound, then released).
     private func unusedPort() throws -> Int {
         let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()

@@ -22,12 +22,24 @@ final class PostgresHistoryDatabase: HistoryDatabase {
     private let idle = NIOLockedValueBox<[PostgresConnection]>([])
     private let nextID = NIOLockedValueBox(0)
 
-    /// How long a connection may take to open, in seconds.
-    static let connectTimeout: Int64 = 5
+    private let deadlines: Deadlines
+
+    /// How long the server may leave the store waiting before the call fails as unavailable.
+    struct Deadlines {
+        /// For a connection to be opened and accepted (TCP, then the server's handshake), in seconds.
+        var connect: Int64 = 10
+        /// For one statement's answer, in seconds; past it the connection is closed (a server that
+        /// went away without closing its socket, or a statement stuck behind a restart).
+        var statement: Int64 = 30
+    }
 
     /// Connects to the server at `address` and migrates its database.
-    init(address: HistoryLocation.PostgresAddress, connections: Int = HistoryStore.defaultConnections, logger: Logger? = nil) throws {
+    init(
+        address: HistoryLocation.PostgresAddress, connections: Int = HistoryStore.defaultConnections, deadlines: Deadlines = Deadlines(),
+        logger: Logger? = nil
+    ) throws {
         self.address = address
+        self.deadlines = deadlines
         location = address.description
         self.logger = logger ?? Logger(label: "opep.history.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         slots = DispatchSemaphore(value: max(1, connections))
@@ -57,7 +69,7 @@ final class PostgresHistoryDatabase: HistoryDatabase {
 
     private func transaction<T>(_ begin: String, _ work: (any SQLConnection) throws -> T) throws -> T {
         try withConnection { connection in
-            let db = PostgresSQLConnection(connection: connection, logger: logger, location: location)
+            let db = PostgresSQLConnection(connection: connection, logger: logger, location: location, statementDeadline: deadlines.statement)
             try db.execute(begin, [])
             do {
                 let result = try work(db)
@@ -73,7 +85,7 @@ final class PostgresHistoryDatabase: HistoryDatabase {
     private func withConnection<T>(_ work: (PostgresConnection) throws -> T) throws -> T {
         slots.wait()
         defer { slots.signal() }
-        let connection = try idle.withLockedValue { $0.popLast() } ?? connect()
+        let connection = try takeIdle() ?? connect()
         defer {
             if connection.isClosed {
                 Self.close(connection)
@@ -84,19 +96,45 @@ final class PostgresHistoryDatabase: HistoryDatabase {
         return try work(connection)
     }
 
+    /// An idle connection that is still open; closed ones (the server restarted meanwhile) are dropped.
+    private func takeIdle() -> PostgresConnection? {
+        while let connection = idle.withLockedValue({ $0.popLast() }) {
+            if !connection.isClosed { return connection }
+            Self.close(connection)
+        }
+        return nil
+    }
+
     private func connect() throws -> PostgresConnection {
         var configuration = PostgresConnection.Configuration(
             host: address.host, port: address.port, username: address.user, password: address.password,
             database: address.database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(Self.connectTimeout)
+        configuration.options.connectTimeout = .seconds(deadlines.connect)
         let id = nextID.withLockedValue { value in
             value += 1
             return value
         }
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        let connecting = PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: logger)
+        let opened = loop.makePromise(of: PostgresConnection.self)
+        let settled = NIOLockedValueBox(false)
+        let settle = { settled.withLockedValue { done in defer { done = true }; return !done } }
+        let late = loop.scheduleTask(in: .seconds(deadlines.connect)) { [location, deadlines] in
+            guard settle() else { return }
+            opened.fail(HistoryUnavailable(location: location, reason: "the server did not open a connection within \(deadlines.connect) s"))
+        }
+        connecting.whenComplete { result in
+            late.cancel()
+            guard settle() else {
+                if case .success(let connection) = result { Self.close(connection) }
+                return
+            }
+            opened.completeWith(result)
+        }
         do {
-            return try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
-            ).wait()
+            return try opened.futureResult.wait()
+        } catch let error as HistoryUnavailable {
+            throw error
         } catch {
             throw HistoryUnavailable(location: location, reason: "cannot connect: \(PostgresSQLConnection.reason(error))")
         }
@@ -229,6 +267,7 @@ private struct PostgresSQLConnection: SQLConnection {
     let connection: PostgresConnection
     let logger: Logger
     let location: String
+    let statementDeadline: Int64
 
     @discardableResult
     func execute(_ sql: String, _ arguments: [any SQLArgument]) throws -> Int {
@@ -258,9 +297,19 @@ private struct PostgresSQLConnection: SQLConnection {
             case .boolean(let value): binds.append(value)
             }
         }
+        let answered = connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger)
+        let overdue = NIOLockedValueBox(false)
+        let deadline = connection.eventLoop.scheduleTask(in: .seconds(statementDeadline)) { [connection] in
+            overdue.withLockedValue { $0 = true }
+            connection.close().whenComplete { _ in }
+        }
+        defer { deadline.cancel() }
         do {
-            return try connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger).wait()
+            return try answered.wait()
         } catch {
+            if overdue.withLockedValue({ $0 }) {
+                throw HistoryUnavailable(location: location, reason: "no answer within \(statementDeadline) s; the connection was closed")
+            }
             if connection.isClosed || Self.isConnectionFault(error) {
                 throw HistoryUnavailable(location: location, reason: Self.reason(error))
             }
