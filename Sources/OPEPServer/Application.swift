@@ -15,10 +15,10 @@ public func buildApplication(
     _ configuration: ServerConfiguration, store: HistoryStore, logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
-    let gate = SessionGate(limit: configuration.limits.maxSessions)
+    let live = LiveActivity(maxSessions: configuration.limits.maxSessions)
     let failures = FailedAttempts(limit: configuration.limits.maxFailedTokens, window: configuration.limits.failedTokenWindow)
-    let router = buildRouter(configuration, store: store, logger: logger, failures: failures)
-    let webSocketRouter = buildWebSocketRouter(configuration, store: store, gate: gate, failures: failures)
+    let router = buildRouter(configuration, store: store, logger: logger, failures: failures, live: live)
+    let webSocketRouter = buildWebSocketRouter(configuration, store: store, live: live, failures: failures)
     let http = HTTPServerBuilder.http1WebSocketUpgrade(
         webSocketRouter: webSocketRouter, configuration: .init(ws: .init(maxFrameSize: configuration.limits.maxMessageBytes)))
     return Application(
@@ -32,9 +32,11 @@ public func buildApplication(
 
 /// The HTTP routes: the dashboard's pages and assets and the JSON API.
 /// - Parameter failures: wrong tokens counted per client (shared with the `/live` route).
+/// - Parameter live: the `/live` route's sessions, for `GET /api/health`.
 public func buildRouter(
-    _ configuration: ServerConfiguration, store: HistoryStore, logger: Logger, failures: FailedAttempts? = nil
+    _ configuration: ServerConfiguration, store: HistoryStore, logger: Logger, failures: FailedAttempts? = nil, live: LiveActivity? = nil
 ) -> Router<ServerRequestContext> {
+    let live = live ?? LiveActivity(maxSessions: configuration.limits.maxSessions)
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: SecurityHeaders())
     router.add(middleware: HistoryOutage())
@@ -70,6 +72,7 @@ public func buildRouter(
     router.get("/api/sessions/:id/export.csv") { _, context in try api.exportCSV(sessionID(context)) }
     router.get("/api/sessions/:id/export.json") { _, context in try api.exportJSON(sessionID(context)) }
     router.get("/api/trends") { request, _ in try api.trends(request) }
+    router.get("/api/health") { _, _ in jsonResponse(LiveSession.encode(live.health)) }
     router.on("/api/**", method: .get) { request, _ -> Response in throw APIError(.notFound, "no such API: \(request.uri.path)") }
     return router
 }
@@ -78,7 +81,7 @@ public func buildRouter(
 /// one is needed) or from a client locked out for wrong tokens is refused: no socket is opened (the
 /// WebSocket layer answers every refused upgrade with 400).
 public func buildWebSocketRouter(
-    _ configuration: ServerConfiguration, store: HistoryStore, gate: SessionGate, failures: FailedAttempts
+    _ configuration: ServerConfiguration, store: HistoryStore, live: LiveActivity, failures: FailedAttempts
 ) -> Router<LiveRequestContext> {
     let router = Router(context: LiveRequestContext.self)
     let limits = configuration.limits
@@ -97,7 +100,7 @@ public func buildWebSocketRouter(
         }
         return .upgrade([:])
     } onUpgrade: { inbound, outbound, context in
-        var session = LiveSession(configuration: configuration, store: store, gate: gate, logger: context.logger)
+        var session = LiveSession(configuration: configuration, store: store, gate: live.gate, logger: context.logger)
         var rate = MessageRate(perSecond: limits.messagesPerSecond, burst: limits.messageBurst)
         do {
             for try await message in inbound.messages(maxSize: limits.maxMessageBytes) {
@@ -107,7 +110,9 @@ public func buildWebSocketRouter(
                 case let .text(text):
                     session.receive(text: text)
                 case let .binary(buffer):
+                    let began = ContinuousClock.now
                     buffer.withUnsafeReadableBytes { session.receive(binary: $0) }
+                    live.chunkTimes.record(.now - began)
                 }
                 for text in session.takeOutbox() {
                     try await outbound.write(.text(text))

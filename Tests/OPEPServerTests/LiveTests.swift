@@ -197,6 +197,35 @@ final class LiveTests: XCTestCase {
         XCTAssertEqual(try store.frames(Int64(id))?.count, trace.count)
     }
 
+    /// `GET /api/health` counts every chunk the server took, with the quantiles of its time over them.
+    func testHealthReportsTheTimeOverEveryChunk() async throws {
+        let store = try HistoryStore()
+        let messages = chunks(Self.samples)
+        let configuration = client
+        let health = try await app(store).test(.live) { client -> [String: Any] in
+            let before = try await client.execute(uri: "/api/health", method: .get) { response in
+                try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+            }
+            XCTAssertEqual((before?["chunk_times"] as? [String: Any])?["chunks"] as? Int, 0)
+            try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
+                _ = try await streamSession(inbound, outbound, messages)
+            }
+            return try await client.execute(uri: "/api/health", method: .get) { response in
+                XCTAssertEqual(response.status, .ok)
+                return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            }
+        }
+        XCTAssertEqual(health["live_sessions"] as? Int, 0)
+        XCTAssertEqual(health["max_live_sessions"] as? Int, 8)
+        let times = try XCTUnwrap(health["chunk_times"] as? [String: Any])
+        XCTAssertEqual(times["chunks"] as? Int, messages.count)
+        let p50 = try XCTUnwrap(times["p50_ms"] as? Double), p99 = try XCTUnwrap(times["p99_ms"] as? Double)
+        let longest = try XCTUnwrap(times["max_ms"] as? Double)
+        XCTAssertGreaterThan(p50, 0)
+        XCTAssertLessThanOrEqual(p50, p99)
+        XCTAssertLessThanOrEqual(p99, longest)
+    }
+
     func testMalformedMessagesGetErrorsAndTheSessionGoesOn() async throws {
         let store = try HistoryStore()
         let samples = Self.samples
