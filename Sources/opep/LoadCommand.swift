@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import OPEPHistory
 import OPEPKit
 import OPEPSimulation
@@ -8,25 +9,37 @@ import OPEPSimulation
 import FoundationNetworking
 #endif
 
-/// `opep load`: puts a running `opep serve` under the uploads of many phones at once and checks
-/// that every session it acknowledged is stored, once (issue 25).
+/// `opep load`: puts a running `opep serve` under the uploads and live sessions of many phones at
+/// once and checks that every session it acknowledged is stored, once (issue 25).
 struct LoadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
-        abstract: "Upload many sessions to a running `opep serve` at once; report the rate and check none is lost or doubled.",
+        abstract: "Upload many sessions and stream many live ones to a running `opep serve` at once; report the times and check none is lost or doubled.",
         discussion: """
             Each upload is a distinct session's document (one simulated session, its duration shifted by \
             a millisecond per copy), POSTed to /api/sessions by --clients clients at once; a share of them \
             (--repeat) is sent a second time, as a phone does when it did not hear the answer. At the end \
             the server's list of sessions must hold every acknowledged session exactly once. Bounded by \
             --uploads and --seconds; prints uploads per second and the request times (p50, p99).
+
+            With --live N, N phones at once also stream a simulated session (one set of --live-breaths \
+            breaths, 48 kHz) over /live in 100 ms chunks at real time, as the coach page does; each must \
+            end with its summary, no error, and be stored complete with its breaths. Prints the server's \
+            time per chunk from GET /api/health (since the server started: use a fresh server) and the \
+            delay from a chunk sent to its live frame back. Start the server with --max-sessions N or more.
             """)
 
     @Option(help: "The server, e.g. http://127.0.0.1:8080 (loopback unless you mean otherwise).")
     var url = "http://127.0.0.1:8080"
 
-    @Option(help: "Sessions to upload (1-1000000).")
+    @Option(help: "Sessions to upload (0-1000000).")
     var uploads = 1000
+
+    @Option(help: "Live sessions streamed over /live at once (0-1000).")
+    var live = 0
+
+    @Option(help: "Breaths in each live session (1-20; 5 take about 51 s).")
+    var liveBreaths = 5
 
     @Option(help: "Clients uploading at once (1-1000).")
     var clients = 16
@@ -41,7 +54,10 @@ struct LoadCommand: AsyncParsableCommand {
     var token: String?
 
     func validate() throws {
-        guard (1...1_000_000).contains(uploads) else { throw ValidationError("--uploads \(uploads): give 1 to 1000000.") }
+        guard (0...1_000_000).contains(uploads) else { throw ValidationError("--uploads \(uploads): give 0 to 1000000.") }
+        guard (0...1000).contains(live) else { throw ValidationError("--live \(live): give 0 to 1000.") }
+        guard (1...20).contains(liveBreaths) else { throw ValidationError("--live-breaths \(liveBreaths): give 1 to 20.") }
+        guard uploads + live > 0 else { throw ValidationError("--uploads 0 and --live 0: give something to send.") }
         guard (1...1000).contains(clients) else { throw ValidationError("--clients \(clients): give 1 to 1000.") }
         guard (0...1).contains(`repeat`) else { throw ValidationError("--repeat \(`repeat`): give a share from 0 to 1.") }
         guard seconds >= 1, seconds <= 86400 else { throw ValidationError("--seconds \(seconds): give 1 to 86400.") }
@@ -51,38 +67,97 @@ struct LoadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let base = try Self.document()
         let before = try await storedSessions()
-        let plan = UploadPlan(count: uploads, repeatShare: `repeat`)
-        let results = UploadResults()
-        let clock = ContinuousClock()
-        let start = clock.now
-        let deadline = start + .seconds(seconds)
-        let bodies = BodyMaker(base: base)
+        let liveChunks = live > 0 ? try LiveClient.simulatedChunks(breaths: liveBreaths) : []
+        let uploadRun = try UploadRun(base: Self.document(), plan: UploadPlan(count: uploads, repeatShare: `repeat`))
+        async let uploading = uploads > 0 ? runUploads(uploadRun) : 0
+        async let streamed = live > 0 ? runLive(liveChunks) : []
+        let elapsed = try await uploading
+        let liveOutcomes = try await streamed
+        let after = try await storedSessions()
+        var lines: [String] = []
+        var problems: [String] = []
+        if uploads > 0 {
+            let liveIDs = Set(liveOutcomes.compactMap { try? $0.get().sessionID })
+            let report = uploadRun.results.report(
+                before: before.map(\.id), after: after.map(\.id).filter { !liveIDs.contains($0) }, elapsed: elapsed)
+            lines += report.lines
+            problems += report.problems
+        }
+        if live > 0 {
+            let health = try await serverHealth()
+            let report = LiveReport(outcomes: liveOutcomes, chunks: liveChunks.count, stored: after, health: health)
+            lines += report.lines
+            problems += report.problems
+        }
+        print(lines.joined(separator: "\n"))
+        if !problems.isEmpty { throw failure(problems.joined(separator: "; ")) }
+    }
+
+    /// The uploads: --clients clients, each taking every --clients-th send, until all are sent or
+    /// --seconds have passed; the seconds they took.
+    private func runUploads(_ run: UploadRun) async throws -> Double {
         let connections = URLSessionConfiguration.ephemeral
         connections.httpMaximumConnectionsPerHost = clients
         connections.timeoutIntervalForRequest = 60
         let session = URLSession(configuration: connections)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start + .seconds(seconds)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for client in 0..<clients {
                 group.addTask {
                     var index = client
-                    while index < plan.sends.count, clock.now < deadline {
-                        let copy = plan.sends[index]
+                    while index < run.plan.sends.count, clock.now < deadline {
+                        let copy = run.plan.sends[index]
                         let began = clock.now
-                        let answer = await post(try bodies.body(copy), with: session)
-                        results.add(copy: copy, answer: answer, milliseconds: (clock.now - began).seconds * 1000)
+                        let answer = await post(try run.bodies.body(copy), with: session)
+                        run.results.add(copy: copy, answer: answer, milliseconds: (clock.now - began).seconds * 1000)
                         index += clients
                     }
                 }
             }
             try await group.waitForAll()
         }
-        let elapsed = (clock.now - start).seconds
-        let after = try await storedSessions()
-        let report = results.report(before: before, after: after, elapsed: elapsed)
-        print(report.lines.joined(separator: "\n"))
-        if !report.problems.isEmpty { throw failure(report.problems.joined(separator: "; ")) }
+        return (clock.now - start).seconds
+    }
+
+    /// The live sessions, started over ``liveStartSpread`` so that their chunks fall at every phase of the 100 ms.
+    private func runLive(_ chunks: [[UInt8]]) async throws -> [Result<LiveClient.Outcome, LoadFailure>] {
+        let logger = {
+            var logger = Logger(label: "opep.load")
+            logger.logLevel = .critical
+            return logger
+        }()
+        let socketURL = webSocketURL()
+        let spread = Self.liveStartSpread
+        let count = live
+        let token = token
+        return await withTaskGroup(of: Result<LiveClient.Outcome, LoadFailure>.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    try? await Task.sleep(for: spread * (Double(index) / Double(count)))
+                    do {
+                        return .success(try await LiveClient.stream(chunks, url: socketURL, token: token, logger: logger))
+                    } catch {
+                        return .failure(LoadFailure("\(error)"))
+                    }
+                }
+            }
+            var outcomes: [Result<LiveClient.Outcome, LoadFailure>] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+    }
+
+    /// The live sessions start over this long, not all in one instant.
+    static let liveStartSpread = Duration.seconds(2)
+
+    private func webSocketURL() -> String {
+        var parts = URLComponents(string: url)!
+        parts.scheme = parts.scheme == "https" ? "wss" : "ws"
+        parts.path = "/live"
+        return parts.string!
     }
 
     /// The simulated session's document every upload is a copy of.
@@ -115,16 +190,30 @@ struct LoadCommand: AsyncParsableCommand {
         }
     }
 
-    /// A request to the server's `/api/sessions`, with the token when there is one.
-    private func sessionsRequest() -> URLRequest {
-        var request = URLRequest(url: URL(string: url)!.appendingPathComponent("api/sessions"))
+    /// A request to the server's `/api/sessions` (or another API path), with the token when there is one.
+    private func sessionsRequest(_ path: String = "api/sessions") -> URLRequest {
+        var request = URLRequest(url: URL(string: url)!.appendingPathComponent(path))
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         return request
     }
 
-    /// The ids of the sessions the server lists.
-    private func storedSessions() async throws -> [Int64] {
-        let request = sessionsRequest()
+    /// The sessions the server lists.
+    private func storedSessions() async throws -> [StoredSession] {
+        let rows = try await getJSON("api/sessions")["sessions"] as? [[String: Any]]
+        guard let rows else { throw failure("\(url)/api/sessions: not a list of sessions") }
+        return rows.compactMap { row in
+            guard let id = (row["id"] as? NSNumber)?.int64Value else { return nil }
+            return StoredSession(id: id, status: row["status"] as? String ?? "", breaths: (row["breaths"] as? NSNumber)?.intValue ?? 0)
+        }
+    }
+
+    /// The server's `GET /api/health`.
+    private func serverHealth() async throws -> [String: Any] {
+        try await getJSON("api/health")
+    }
+
+    private func getJSON(_ path: String) async throws -> [String: Any] {
+        let request = sessionsRequest(path)
         let data: Data
         let status: Int
         do {
@@ -134,10 +223,78 @@ struct LoadCommand: AsyncParsableCommand {
         } catch {
             throw failure("\(url): cannot reach the server (\(error.localizedDescription))")
         }
-        guard status == 200, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let rows = object["sessions"] as? [[String: Any]]
-        else { throw failure("\(url)/api/sessions: HTTP \(status), not a list of sessions") }
-        return rows.compactMap { ($0["id"] as? NSNumber)?.int64Value }
+        guard status == 200, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw failure("\(url)/\(path): HTTP \(status), not the JSON expected")
+        }
+        return object
+    }
+}
+
+/// A session in the server's list.
+struct StoredSession: Sendable {
+    var id: Int64
+    var status: String
+    var breaths: Int
+}
+
+/// The uploads' plan, bodies and answers.
+struct UploadRun: Sendable {
+    let plan: UploadPlan
+    let bodies: BodyMaker
+    let results = UploadResults()
+
+    init(base: SessionAnalysis, plan: UploadPlan) {
+        self.plan = plan
+        bodies = BodyMaker(base: base)
+    }
+}
+
+/// The live sessions' check: each ended with its summary and no error, and is stored complete
+/// with its breaths; the server's time per chunk and the loopback delay.
+struct LiveReport {
+    var lines: [String] = []
+    var problems: [String] = []
+
+    init(outcomes: [Result<LiveClient.Outcome, LoadFailure>], chunks: Int, stored: [StoredSession], health: [String: Any]) {
+        let storedByID = Dictionary(stored.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var ended = 0
+        var failures: [String: Int] = [:]
+        var delays: [Double] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .failure(let failure):
+                failures[failure.reason, default: 0] += 1
+            case .success(let seen):
+                delays += seen.delays
+                if let error = seen.errors.first {
+                    failures["error message: \(error)", default: 0] += 1
+                } else if let id = seen.sessionID, let breaths = seen.breaths {
+                    if let row = storedByID[id], row.status == "complete", row.breaths == breaths {
+                        ended += 1
+                    } else {
+                        failures["session \(id) not stored complete with its \(breaths) breaths", default: 0] += 1
+                    }
+                } else {
+                    failures["no summary", default: 0] += 1
+                }
+            }
+        }
+        let dropped = outcomes.count - ended
+        let times = health["chunk_times"] as? [String: Any] ?? [:]
+        func ms(_ key: String) -> String { (times[key] as? NSNumber).map { String(format: "%.2f ms", $0.doubleValue) } ?? "-" }
+        delays.sort()
+        func delay(_ q: Double) -> String {
+            delays.isEmpty ? "-" : String(format: "%.1f ms", delays[min(delays.count - 1, Int((Double(delays.count - 1) * q).rounded()))])
+        }
+        lines = [
+            String(format: "%d live sessions at once (%d chunks of 100 ms each, %.1f s): %d ended with their summary and stored complete, %d dropped",
+                   outcomes.count, chunks, Double(chunks) / 10, ended, dropped),
+            "server time per chunk (GET /api/health, \((times["chunks"] as? NSNumber)?.intValue ?? 0) chunks since the server started): "
+                + "p50 \(ms("p50_ms")), p90 \(ms("p90_ms")), p99 \(ms("p99_ms")), max \(ms("max_ms"))",
+            "live frame delay (chunk sent → its live frame back, \(delays.count) frames): p50 \(delay(0.5)), p99 \(delay(0.99))",
+        ]
+        lines += failures.sorted { $0.value > $1.value }.prefix(5).map { "dropped \($0.value)×: \($0.key)" }
+        if dropped > 0 { problems.append("\(dropped) of \(outcomes.count) live sessions dropped") }
     }
 }
 

@@ -10,36 +10,15 @@ import OPEPSimulation
 /// ``LiveSession``, and the loopback delay from sending a chunk to receiving the live frame that
 /// includes it, on a simulated session (1 set of 5 breaths, 48 kHz), saving to a history file.
 enum ServerBenchmark {
-    static let sampleRate = 48000.0
-    static let chunk = 4800
-
     static func run() async throws {
         // A history file as `opep serve` uses, in a temporary folder removed afterwards.
         let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("opep-serve-benchmark-\(ProcessInfo.processInfo.processIdentifier)")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try HistoryStore(path: (folder as NSString).appendingPathComponent("history.sqlite"))
-        let chunks = try simulatedChunks()
-        print("Simulated session: \(chunks.count) chunks of \(chunk) samples (\(String(format: "%.1f", Double(chunks.count) * 0.1)) s at 48 kHz)")
+        let chunks = try LiveClient.simulatedChunks(breaths: 5)
+        print("Simulated session: \(chunks.count) chunks of \(LiveClient.chunkSamples) samples (\(String(format: "%.1f", Double(chunks.count) * 0.1)) s at 48 kHz)")
         try processingTime(chunks, store: store)
         try await loopbackDelay(chunks, store: store)
-    }
-
-    /// The session as binary messages: sequence number, then Float32 samples, little-endian.
-    static func simulatedChunks() throws -> [[UInt8]] {
-        var simulator = try SessionSimulator(configuration: SimulationConfiguration(
-            sampleRate: sampleRate, sets: 1, breathsPerSet: 5, huffCoughsPerSet: 1, restBetweenSets: 5, leadInSilence: 2, seed: 3))
-        var buffer: [Float] = []
-        var chunks: [[UInt8]] = []
-        var sequence: UInt32 = 0
-        while simulator.render(into: &buffer, maxFrames: chunk) > 0 {
-            var bytes = [UInt8]()
-            bytes.reserveCapacity(4 + buffer.count * 4)
-            withUnsafeBytes(of: sequence.littleEndian) { bytes.append(contentsOf: $0) }
-            for sample in buffer { withUnsafeBytes(of: sample.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
-            chunks.append(bytes)
-            sequence += 1
-        }
-        return chunks
     }
 
     /// Time per chunk through a LiveSession as fast as it goes. The history is written once a
@@ -85,49 +64,11 @@ enum ServerBenchmark {
             group.addTask { try await app.run() }
             var ports = portStream.makeAsyncIterator()
             guard let port = await ports.next() else { return }
-            let delays = try await stream(chunks, port: port, logger: logger)
+            let delays = try await LiveClient.stream(chunks, url: "ws://127.0.0.1:\(port)/live", logger: logger).delays
             print("Loopback delay, chunk sent → live frame with its seq received (paced at real time, \(delays.count) live frames): "
                 + "median \(ms(quantile(delays, 0.5))), p90 \(ms(quantile(delays, 0.9))), max \(ms(delays.max() ?? 0))")
             group.cancelAll()
         }
-    }
-
-    /// Sends the chunks every 100 ms and measures, for each live message, the time since its chunk was sent.
-    static func stream(_ chunks: [[UInt8]], port: Int, logger: Logger) async throws -> [Double] {
-        let sent = SentTimes(count: chunks.count)
-        let delays = Delays()
-        try await WebSocketClient.connect(
-            url: "ws://127.0.0.1:\(port)/live", configuration: .init(maxFrameSize: 1 << 20), logger: logger
-        ) { inbound, outbound, _ in
-            try await outbound.write(.text(#"{"type": "start", "sample_rate": 48000}"#))
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    let clock = ContinuousClock()
-                    let start = clock.now
-                    for (index, bytes) in chunks.enumerated() {
-                        try await clock.sleep(until: start + .milliseconds(100 * index))
-                        sent.set(index, clock.now)
-                        try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
-                    }
-                    try await outbound.write(.text(#"{"type": "stop"}"#))
-                }
-                group.addTask {
-                    for try await message in inbound.messages(maxSize: 1 << 22) {
-                        guard case let .text(text) = message else { continue }
-                        let now = ContinuousClock.now
-                        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                            let type = object["type"] as? String
-                        else { continue }
-                        if type == "live", let seq = object["seq"] as? Int, let at = sent.get(seq) {
-                            delays.append((now - at).seconds * 1000)
-                        }
-                        if type == "summary" { break }
-                    }
-                }
-                try await group.waitForAll()
-            }
-        }
-        return delays.values
     }
 
     static func quantile(_ values: [Double], _ q: Double) -> Double {
@@ -137,26 +78,4 @@ enum ServerBenchmark {
     }
 
     static func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
-}
-
-private final class SentTimes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var times: [ContinuousClock.Instant?]
-    init(count: Int) { times = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ instant: ContinuousClock.Instant) { lock.withLock { times[index] = instant } }
-    func get(_ index: Int) -> ContinuousClock.Instant? { lock.withLock { index >= 0 && index < times.count ? times[index] : nil } }
-}
-
-private final class Delays: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [Double] = []
-    func append(_ value: Double) { lock.withLock { list.append(value) } }
-    var values: [Double] { lock.withLock { list } }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) * 1e-18
-    }
 }
