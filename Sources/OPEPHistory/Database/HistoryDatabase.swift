@@ -10,6 +10,7 @@ protocol HistoryDatabase: Sendable {
     /// Runs `work` in a transaction that only reads.
     func read<T>(_ work: (any SQLConnection) throws -> T) throws -> T
     /// Runs `work` in a transaction, committed when it returns and rolled back when it throws.
+    @discardableResult
     func write<T>(_ work: (any SQLConnection) throws -> T) throws -> T
     /// The names of the migrations applied, oldest first.
     func appliedMigrations() throws -> [String]

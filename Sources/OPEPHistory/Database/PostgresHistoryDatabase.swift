@@ -59,6 +59,7 @@ final class PostgresHistoryDatabase: HistoryDatabase {
         try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
     }
 
+    @discardableResult
     func write<T>(_ work: (any SQLConnection) throws -> T) throws -> T {
         try transaction("BEGIN", work)
     }
@@ -118,7 +119,7 @@ final class PostgresHistoryDatabase: HistoryDatabase {
         let connecting = PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: logger)
         let opened = loop.makePromise(of: PostgresConnection.self)
         let settled = NIOLockedValueBox(false)
-        let settle = { settled.withLockedValue { done in defer { done = true }; return !done } }
+        let settle: @Sendable () -> Bool = { settled.withLockedValue { done in defer { done = true }; return !done } }
         let late = loop.scheduleTask(in: .seconds(deadlines.connect)) { [location, deadlines] in
             guard settle() else { return }
             opened.fail(HistoryUnavailable(location: location, reason: "the server did not open a connection within \(deadlines.connect) s"))

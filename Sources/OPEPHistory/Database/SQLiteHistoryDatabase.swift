@@ -37,6 +37,7 @@ final class SQLiteHistoryDatabase: HistoryDatabase {
         try writer.read { db in try work(GRDBConnection(db: db)) }
     }
 
+    @discardableResult
     func write<T>(_ work: (any SQLConnection) throws -> T) throws -> T {
         try writer.write { db in try work(GRDBConnection(db: db)) }
     }
