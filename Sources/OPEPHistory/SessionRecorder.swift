@@ -122,6 +122,32 @@ extension HistoryStore {
         return SessionRecorder(store: self, id: id, frameInterval: frameInterval, flushInterval: flushInterval)
     }
 
+    /// How long a session being recorded may go unsaved before it counts as abandoned: its
+    /// recorder saves about once a second, so this long without a save means the program that
+    /// recorded it stopped (killed, crashed, its computer off) without ending it.
+    public static let abandonedAfter: Duration = .seconds(30)
+
+    /// The warning an abandoned session is closed with.
+    public static let abandonedWarning = "the recording stopped without ending the session (its server or program stopped); kept up to its last save"
+
+    /// Marks the sessions still "recording" but not saved for `quietFor` as interrupted, ended at
+    /// their last save, with ``abandonedWarning``; returns their ids. Rows of releases before
+    /// saves were timed count as saved at their start plus their length.
+    @discardableResult
+    public func interruptAbandonedSessions(quietFor: Duration = abandonedAfter, now: Date = Date()) throws -> [Int64] {
+        let quiet = Double(quietFor.components.seconds) + Double(quietFor.components.attoseconds) * 1e-18
+        let warnings = try Self.json([Self.abandonedWarning])
+        return try database.write { db in
+            try db.rows(
+                """
+                UPDATE sessions SET status = ?, ended_at = COALESCE(saved_at, started_at + duration_s), warnings_json = ?
+                WHERE status = ? AND COALESCE(saved_at, started_at + duration_s) < ? RETURNING id
+                """,
+                [SessionStatus.interrupted.rawValue, warnings, SessionStatus.recording.rawValue, now.timeIntervalSince1970 - quiet]
+            ).map { try $0.get("id") }
+        }.sorted()
+    }
+
     /// Records where a session's raw audio is kept.
     public func setAudioPath(_ path: String?, forSession id: Int64) throws {
         try database.write { db in try db.execute("UPDATE sessions SET audio_path = ? WHERE id = ?", [path, id]) }
@@ -137,15 +163,17 @@ extension HistoryStore {
         try db.row(
             """
             INSERT INTO sessions (started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s,
-            audio_path, import_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (import_key) DO NOTHING RETURNING id
+            audio_path, import_key, saved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (import_key) DO NOTHING RETURNING id
             """,
             [startedAt.timeIntervalSince1970, source.rawValue, SessionStatus.recording.rawValue, planJSON,
-             configurationJSON, input, frameInterval, latency, audioPath, importKey]
+             configurationJSON, input, frameInterval, latency, audioPath, importKey, Date().timeIntervalSince1970]
         )?.get("id")
     }
 
     /// Writes a session's frames, events (numbered from `firstEvent`), breaths and sets (replacing
-    /// any with the same numbers) and its summary; with `closing`, also its status, end and warnings.
+    /// any with the same numbers), its summary and when it was saved; with `closing`, also its
+    /// status, end and warnings. Without, the session is being recorded still: one marked
+    /// interrupted while its saves failed for longer than ``abandonedAfter`` is recording again.
     /// Writing the same again changes nothing, so a flush whose commit was not acknowledged (the
     /// connection lost as it committed) can be sent again.
     static func saveMeasurements(
@@ -185,10 +213,15 @@ extension HistoryStore {
         try db.execute(
             """
             UPDATE sessions SET duration_s = ?, summary_json = ?, breath_count = ?, set_count = ?, mean_pressure_cmh2o = ?,
-            share_in_target = ?, exhalation_time_s = ? WHERE id = ?
+            share_in_target = ?, exhalation_time_s = ?, saved_at = ? WHERE id = ?
             """,
             [summary.duration, try json(summary), summary.breathCount, summary.setCount, summary.meanPressure,
-             summary.zoneShares?.within, summary.exhalationTime, id])
+             summary.zoneShares?.within, summary.exhalationTime, Date().timeIntervalSince1970, id])
+        if closing == nil {
+            try db.execute(
+                "UPDATE sessions SET status = ?, ended_at = NULL, warnings_json = '[]' WHERE id = ? AND status = ?",
+                [SessionStatus.recording.rawValue, id, SessionStatus.interrupted.rawValue])
+        }
         if let closing {
             try db.execute(
                 "UPDATE sessions SET status = ?, ended_at = ?, warnings_json = ? WHERE id = ?",

@@ -47,12 +47,12 @@ final class HistoryStoreTests: XCTestCase {
     func testMigrationsAreNamedAndReopeningKeepsData() throws {
         let path = (try temporaryFolder() as NSString).appendingPathComponent("a/b/history.sqlite")
         let store = try HistoryStore(path: path)
-        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal"])
+        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at"])
         let id = try record(into: store)
         let reopened = try HistoryStore(path: path)
-        XCTAssertEqual(try reopened.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal"])
+        XCTAssertEqual(try reopened.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at"])
         XCTAssertEqual(try reopened.sessions().map(\.id), [id])
-        XCTAssertEqual(try HistoryStore().appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal"])
+        XCTAssertEqual(try HistoryStore().appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at"])
     }
 
     /// The history holds health data: the folder it creates, the database and its WAL files are
@@ -188,6 +188,41 @@ final class HistoryStoreTests: XCTestCase {
             let detail = try XCTUnwrap(try store.session(row.id))
             XCTAssertEqual(detail.breaths, analyzer.report.breaths)
             XCTAssertGreaterThan(try XCTUnwrap(try store.frames(row.id)).count, 100)
+
+            // Unsaved for longer than abandonedAfter: interrupted, kept up to its last save, once.
+            let finished = try record(into: store)
+            XCTAssertEqual(try store.interruptAbandonedSessions(now: Date().addingTimeInterval(20)), [])
+            XCTAssertEqual(try store.sessions().first { $0.id == row.id }?.status, .recording)
+            XCTAssertEqual(try store.interruptAbandonedSessions(now: Date().addingTimeInterval(40)), [row.id])
+            XCTAssertEqual(try store.interruptAbandonedSessions(now: Date().addingTimeInterval(40)), [])
+            let interrupted = try XCTUnwrap(try store.sessions().first { $0.id == row.id })
+            XCTAssertEqual(interrupted.status, .interrupted)
+            XCTAssertEqual(interrupted.breaths, row.breaths)
+            XCTAssertEqual(try store.exportAnalysis(row.id)?.settings.warnings, [HistoryStore.abandonedWarning])
+            XCTAssertEqual(try store.sessions().first { $0.id == finished }?.status, .complete, "an ended session is not touched")
+
+            // Its recorder was only cut off from the database: its next save records it again.
+            try recorder.flush(report: analyzer.report)
+            XCTAssertEqual(try store.sessions().first { $0.id == row.id }?.status, .recording)
+            XCTAssertEqual(try store.exportAnalysis(row.id)?.settings.warnings, [])
+            try recorder.finish(analyzer.report, status: .complete)
+            XCTAssertEqual(try store.interruptAbandonedSessions(now: Date().addingTimeInterval(3600)), [])
+            XCTAssertEqual(try store.sessions().first { $0.id == row.id }?.status, .complete)
+        }
+    }
+
+    /// A session left recording by a release before saves were timed counts as saved at its start
+    /// plus its length.
+    func testARecordingOfAnOlderReleaseIsInterruptedByItsLength() throws {
+        try eachStore { store in
+            let started = Date().addingTimeInterval(-600)
+            let recorder = try store.beginSession(
+                plan: .standard, source: .browser, configuration: Self.session.analyzer.configuration,
+                frameInterval: Self.session.analyzer.frameInterval, latency: Self.session.analyzer.latency, input: "test",
+                startedAt: started)
+            try store.database.write { db in try db.execute("UPDATE sessions SET saved_at = NULL, duration_s = 500 WHERE id = ?", [recorder.id]) }
+            XCTAssertEqual(try store.interruptAbandonedSessions(now: started.addingTimeInterval(520)), [])
+            XCTAssertEqual(try store.interruptAbandonedSessions(now: started.addingTimeInterval(540)), [recorder.id])
         }
     }
 

@@ -260,6 +260,8 @@ final class PostgresHistoryDatabase: HistoryDatabase {
                 """,
             ]
         ),
+        // When a session being recorded was last saved, as SQLite's v7-saved-at.
+        ("v2-saved-at", ["ALTER TABLE sessions ADD COLUMN saved_at double precision"]),
     ]
 }
 

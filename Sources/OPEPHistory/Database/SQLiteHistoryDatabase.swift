@@ -201,6 +201,12 @@ final class SQLiteHistoryDatabase: HistoryDatabase {
         migrator.registerMigration("v6-breath-signal") { db in
             try db.alter(table: "breaths") { t in t.add(column: "signal", .text) }
         }
+        // When a session being recorded was last saved (seconds since 1970), so that one whose
+        // server stopped without ending it can be told from one still running; rows written
+        // before it have none.
+        migrator.registerMigration("v7-saved-at") { db in
+            try db.alter(table: "sessions") { t in t.add(column: "saved_at", .double) }
+        }
         return migrator
     }
 }
