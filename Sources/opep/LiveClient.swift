@@ -24,6 +24,8 @@ enum LiveClient {
         var errors: [String] = []
         /// For each `live` message, the time since its chunk (`seq`) was sent, in milliseconds.
         var delays: [Double] = []
+        /// Why the connection ended before the summary (refused, reset, closed).
+        var failure: String?
     }
 
     /// A simulated session (one set of `breaths`, 48 kHz) as binary messages: sequence number,
@@ -45,12 +47,27 @@ enum LiveClient {
         return chunks
     }
 
-    /// Streams `chunks` to `url` (`ws://HOST:PORT/live`) in real time and reads the answers until the `summary`.
-    static func stream(_ chunks: [[UInt8]], url: String, token: String? = nil, logger: Logger) async throws -> Outcome {
+    /// Streams `chunks` to `url` (`ws://HOST:PORT/live`) in real time and reads the answers until
+    /// the `summary`; what was seen also when the connection failed on the way.
+    static func stream(_ chunks: [[UInt8]], url: String, token: String? = nil, logger: Logger) async -> Outcome {
         var headers = HTTPFields()
         if let token { headers[.authorization] = "Bearer \(token)" }
         let sent = SentTimes(count: chunks.count)
         let outcome = OutcomeBox()
+        do {
+            try await connect(chunks, url: url, headers: headers, sent: sent, outcome: outcome, logger: logger)
+        } catch {
+            outcome.update { $0.failure = "\(error)" }
+        }
+        if outcome.value.breaths == nil, outcome.value.failure == nil {
+            outcome.update { $0.failure = "the connection closed before the summary" }
+        }
+        return outcome.value
+    }
+
+    private static func connect(
+        _ chunks: [[UInt8]], url: String, headers: HTTPFields, sent: SentTimes, outcome: OutcomeBox, logger: Logger
+    ) async throws {
         try await WebSocketClient.connect(
             url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers), logger: logger
         ) { inbound, outbound, _ in
@@ -94,7 +111,6 @@ enum LiveClient {
                 try await group.waitForAll()
             }
         }
-        return outcome.value
     }
 }
 

@@ -64,7 +64,9 @@ enum ServerBenchmark {
             group.addTask { try await app.run() }
             var ports = portStream.makeAsyncIterator()
             guard let port = await ports.next() else { return }
-            let delays = try await LiveClient.stream(chunks, url: "ws://127.0.0.1:\(port)/live", logger: logger).delays
+            let outcome = await LiveClient.stream(chunks, url: "ws://127.0.0.1:\(port)/live", logger: logger)
+            if let reason = outcome.failure { throw failure("the benchmark's live session failed: \(reason)") }
+            let delays = outcome.delays
             print("Loopback delay, chunk sent → live frame with its seq received (paced at real time, \(delays.count) live frames): "
                 + "median \(ms(quantile(delays, 0.5))), p90 \(ms(quantile(delays, 0.9))), max \(ms(delays.max() ?? 0))")
             group.cancelAll()

@@ -69,8 +69,9 @@ final class PostgresHistoryDatabase: HistoryDatabase {
     }
 
     private func transaction<T>(_ begin: String, _ work: (any SQLConnection) throws -> T) throws -> T {
-        try withConnection { connection in
-            let db = PostgresSQLConnection(connection: connection, logger: logger, location: location, statementDeadline: deadlines.statement)
+        try withConnection { connection, spoiled in
+            let db = PostgresSQLConnection(
+                connection: connection, logger: logger, location: location, statementDeadline: deadlines.statement, spoiled: spoiled)
             try db.execute(begin, [])
             do {
                 let result = try work(db)
@@ -83,18 +84,21 @@ final class PostgresHistoryDatabase: HistoryDatabase {
         }
     }
 
-    private func withConnection<T>(_ work: (PostgresConnection) throws -> T) throws -> T {
+    /// Runs `work` on an idle or new connection, kept for the next call unless it was closed or
+    /// `work` marked it spoiled (a statement past its deadline: whatever it does later is not trusted).
+    private func withConnection<T>(_ work: (PostgresConnection, NIOLockedValueBox<Bool>) throws -> T) throws -> T {
         slots.wait()
         defer { slots.signal() }
         let connection = try takeIdle() ?? connect()
+        let spoiled = NIOLockedValueBox(false)
         defer {
-            if connection.isClosed {
+            if connection.isClosed || spoiled.withLockedValue({ $0 }) {
                 Self.close(connection)
             } else {
                 idle.withLockedValue { $0.append(connection) }
             }
         }
-        return try work(connection)
+        return try work(connection, spoiled)
     }
 
     /// An idle connection that is still open; closed ones (the server restarted meanwhile) are dropped.
@@ -271,6 +275,8 @@ private struct PostgresSQLConnection: SQLConnection {
     let logger: Logger
     let location: String
     let statementDeadline: Int64
+    /// Set when a statement missed its deadline: the connection is closed and not used again.
+    let spoiled: NIOLockedValueBox<Bool>
 
     @discardableResult
     func execute(_ sql: String, _ arguments: [any SQLArgument]) throws -> Int {
@@ -300,19 +306,29 @@ private struct PostgresSQLConnection: SQLConnection {
             case .boolean(let value): binds.append(value)
             }
         }
+        // The answer, or the deadline's failure, whichever comes first: the caller is freed at the
+        // deadline even if the connection never completes the query.
         let answered = connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds), logger: logger)
-        let overdue = NIOLockedValueBox(false)
-        let deadline = connection.eventLoop.scheduleTask(in: .seconds(statementDeadline)) { [connection] in
-            overdue.withLockedValue { $0 = true }
+        let outcome = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+        let settled = NIOLockedValueBox(false)
+        let settle: @Sendable () -> Bool = { settled.withLockedValue { done in defer { done = true }; return !done } }
+        let overdue = HistoryUnavailable(location: location, reason: "no answer within \(statementDeadline) s; the connection was closed")
+        let deadline = connection.eventLoop.scheduleTask(in: .seconds(statementDeadline)) { [connection, spoiled, logger] in
+            guard settle() else { return }
+            spoiled.withLockedValue { $0 = true }
+            logger.warning("a statement went unanswered past its deadline; closing its connection", metadata: ["connection": "\(connection.id)"])
+            outcome.fail(overdue)
             connection.close().whenComplete { _ in }
         }
-        defer { deadline.cancel() }
+        answered.whenComplete { result in
+            deadline.cancel()
+            if settle() { outcome.completeWith(result) }
+        }
         do {
-            return try answered.wait()
+            return try outcome.futureResult.wait()
+        } catch let error as HistoryUnavailable {
+            throw error
         } catch {
-            if overdue.withLockedValue({ $0 }) {
-                throw HistoryUnavailable(location: location, reason: "no answer within \(statementDeadline) s; the connection was closed")
-            }
             if connection.isClosed || Self.isConnectionFault(error) {
                 throw HistoryUnavailable(location: location, reason: Self.reason(error))
             }
@@ -371,6 +387,10 @@ private struct PostgresSQLConnection: SQLConnection {
         if let message = error.serverInfo?[.message] {
             let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
             return message + state
+        }
+        switch error.code {
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return "the connection was closed (\(error.code))"
+        default: break
         }
         if let underlying = error.underlying { return "\(error.code): \(underlying)" }
         return "\(error.code)"
