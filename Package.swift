@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "OPEPCalibration", targets: ["OPEPCalibration"]),
         .library(name: "OPEPHistory", targets: ["OPEPHistory"]),
         .library(name: "OPEPServer", targets: ["OPEPServer"]),
+        .library(name: "OPEPFuzzTargets", targets: ["OPEPFuzzTargets"]),
         .executable(name: "opep", targets: ["opep"]),
     ],
     dependencies: [
@@ -27,7 +28,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The engine: flutter pitch tracker, exhalation detector, pressure model, session analysis.
@@ -74,7 +74,6 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Dashboard")]
         ),
@@ -90,10 +89,14 @@ let package = Package(
             ]
         ),
         // What the test targets share: a missing tool skips a test, or fails it in CI.
+        // Every entry point for outside input as a function of any bytes: libFuzzer's targets
+        // (the package in Fuzz/, scripts/fuzz.sh) and what `swift test` replays.
+        .target(name: "OPEPFuzzTargets", dependencies: ["OPEPKit", "OPEPAudio"]),
         .target(name: "TestTools", path: "Tests/TestTools"),
         // A simulated session and its analysis, shared by the history and server tests.
         .target(name: "TestSessions", dependencies: ["OPEPKit", "OPEPSimulation"], path: "Tests/TestSessions"),
         .testTarget(name: "OPEPKitTests", dependencies: ["OPEPKit"]),
+        .testTarget(name: "OPEPFuzzTargetsTests", dependencies: ["OPEPFuzzTargets"]),
         .testTarget(name: "OPEPAudioTests", dependencies: ["OPEPAudio", "TestTools"]),
         .testTarget(name: "OPEPSimulationTests", dependencies: ["OPEPSimulation", "OPEPKit"]),
         .testTarget(name: "OPEPEvaluationTests", dependencies: ["OPEPEvaluation"]),

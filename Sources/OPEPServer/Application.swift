@@ -25,7 +25,6 @@ public func buildApplication(
         router: router,
         server: try configuration.tls.map { try .tls(http, tlsConfiguration: $0) } ?? http,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "opep"),
-        services: [AbandonedSessions(store: store, interval: configuration.abandonedSessionCheck, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

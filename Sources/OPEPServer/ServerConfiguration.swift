@@ -50,8 +50,8 @@ public struct ServerConfiguration: Sendable {
     public var statusInterval: Duration = .seconds(1)
     /// The session's measurements are saved this often.
     public var flushInterval: Duration = .seconds(1)
-    /// The history is searched this often for sessions whose recording stopped without an end
-    /// (``HistoryStore/abandonedAfter``), which are then marked interrupted.
+    /// `opep serve` searches the history this often for sessions whose recording stopped without
+    /// an end (``HistoryStore/abandonedAfter``) and marks them interrupted (``AbandonedSessions``).
     public var abandonedSessionCheck: Duration = .seconds(10)
 
     public init(host: String = "127.0.0.1", port: Int = 8080) {

@@ -169,7 +169,12 @@ struct ServeCommand: AsyncParsableCommand {
             }
             FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
-        try await app.runService()
+        let abandoned = AbandonedSessions(store: store, interval: configuration.abandonedSessionCheck, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await abandoned.run() }
+            try await app.runService()
+            group.cancelAll()
+        }
     }
 
     /// The certificate to serve with: made or kept for `--tls self-signed`, given by
