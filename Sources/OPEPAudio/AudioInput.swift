@@ -48,7 +48,15 @@ public enum AudioInput {
     ///
     /// - Parameter name: how errors and warnings refer to the input ("-" reads as "standard input").
     public static func open(fileHandle: FileHandle, name: String = "-", raw: RawPCMFormat? = nil) throws(AudioInputError) -> any AudioSource {
-        let stream = ByteStream(handle: fileHandle, path: name, fileSize: nil, closesHandle: false)
+        try open(fileHandle: fileHandle, name: name, raw: raw, bufferBytes: ByteStream.defaultCapacity)
+    }
+
+    /// ``open(fileHandle:name:raw:)`` reading through a buffer of `bufferBytes` (at least 64):
+    /// with small buffers every header field and sample may straddle two reads, which is what a
+    /// fuzzer needs to reach (`OPEPFuzzTargets`).
+    @_spi(Fuzzing)
+    public static func open(fileHandle: FileHandle, name: String, raw: RawPCMFormat?, bufferBytes: Int) throws(AudioInputError) -> any AudioSource {
+        let stream = ByteStream(handle: fileHandle, path: name, fileSize: nil, closesHandle: false, capacity: bufferBytes)
         if let raw { return try RawPCMDecoder(stream: stream, format: raw) }
         guard let source = try openContainer(stream) else { throw .rawFormatRequired(path: name) }
         return source
