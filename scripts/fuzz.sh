@@ -20,8 +20,8 @@ target=$1
 seconds=$2
 
 scratch=.build-fuzz
-swift build --package-path Fuzz --scratch-path "$scratch" -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -g >&2
-fuzzer="$(swift build --package-path Fuzz --scratch-path "$scratch" -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -g --show-bin-path)/opep-fuzz"
+swift build --package-path Fuzz --scratch-path "$scratch" -c release -Xswiftc -sanitize=fuzzer,address >&2
+fuzzer="$(swift build --package-path Fuzz --scratch-path "$scratch" -c release -Xswiftc -sanitize=fuzzer,address --show-bin-path)/opep-fuzz"
 corpus="$scratch/corpus/$target"
 findings="Fuzz/Regressions/$target"
 mkdir -p "$corpus" "$findings"
