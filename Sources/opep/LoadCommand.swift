@@ -274,10 +274,7 @@ struct LiveReport {
         let dropped = outcomes.count - ended
         let times = health["chunk_times"] as? [String: Any] ?? [:]
         func ms(_ key: String) -> String { (times[key] as? NSNumber).map { String(format: "%.2f ms", $0.doubleValue) } ?? "-" }
-        delays.sort()
-        func delay(_ q: Double) -> String {
-            delays.isEmpty ? "-" : String(format: "%.1f ms", delays[min(delays.count - 1, Int((Double(delays.count - 1) * q).rounded()))])
-        }
+        func delay(_ q: Double) -> String { delays.isEmpty ? "-" : String(format: "%.1f ms", quantile(delays, q)) }
         lines = [
             String(format: "%d live sessions at once (%d chunks of 100 ms each, %.1f s): %d ended with their summary and stored complete, %d dropped",
                    outcomes.count, chunks, Double(chunks) / 10, ended, dropped),
@@ -362,8 +359,7 @@ final class UploadResults: @unchecked Sendable {
                 failures[failure.reason, default: 0] += 1
             }
         }
-        let times = answers.map(\.milliseconds).sorted()
-        func quantile(_ q: Double) -> Double { times.isEmpty ? .nan : times[min(times.count - 1, Int((Double(times.count - 1) * q).rounded()))] }
+        let times = answers.map(\.milliseconds)
         let acknowledged = Set(idsOfCopy.values.flatMap { $0 })
         let stored = Set(after).subtracting(before)
         let lost = acknowledged.subtracting(after)
@@ -375,7 +371,7 @@ final class UploadResults: @unchecked Sendable {
         var lines = [
             String(format: "%d uploads (%d sessions, %d sent twice) in %.1f s: %.0f uploads per second", answers.count, idsOfCopy.count,
                    answers.count - Set(answers.map(\.copy)).count, elapsed, Double(answers.count) / max(elapsed, 1e-9)),
-            String(format: "request time: p50 %.1f ms, p99 %.1f ms, max %.1f ms", quantile(0.5), quantile(0.99), times.last ?? .nan),
+            String(format: "request time: p50 %.1f ms, p99 %.1f ms, max %.1f ms", quantile(times, 0.5), quantile(times, 0.99), times.max() ?? .nan),
             "answers: \(created) created (201), \(answers.count - created - failures.values.reduce(0, +)) already stored (200), \(failures.values.reduce(0, +)) failed",
             "stored: \(stored.count) new sessions; lost \(lost.count), stored twice \(max(0, doubled) + split)",
         ]

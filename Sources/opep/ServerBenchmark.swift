@@ -73,11 +73,5 @@ enum ServerBenchmark {
         }
     }
 
-    static func quantile(_ values: [Double], _ q: Double) -> Double {
-        guard !values.isEmpty else { return .nan }
-        let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
-    }
-
     static func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
 }

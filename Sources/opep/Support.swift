@@ -42,3 +42,11 @@ extension String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }
+
+/// The `q` quantile of `values` (the nearest rank), NaN when there are none: the benchmarks' and
+/// the load client's p50, p90, p99.
+func quantile(_ values: [Double], _ q: Double) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
+}
