@@ -91,7 +91,11 @@ let package = Package(
         // What the test targets share: a missing tool skips a test, or fails it in CI.
         // Every entry point for outside input as a function of any bytes: libFuzzer's targets
         // (the package in Fuzz/, scripts/fuzz.sh) and what `swift test` replays.
-        .target(name: "OPEPFuzzTargets", dependencies: ["OPEPKit", "OPEPAudio"]),
+        .target(
+            name: "OPEPFuzzTargets",
+            dependencies: [
+                "OPEPKit", "OPEPAudio", "OPEPHistory", "OPEPServer", .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(name: "TestTools", path: "Tests/TestTools"),
         // A simulated session and its analysis, shared by the history and server tests.
         .target(name: "TestSessions", dependencies: ["OPEPKit", "OPEPSimulation"], path: "Tests/TestSessions"),

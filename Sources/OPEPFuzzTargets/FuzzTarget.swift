@@ -31,6 +31,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case plan
     /// A device profile's JSON (`--device`, `opep calibrate`), decoded and validated.
     case deviceProfile = "device-profile"
+    /// A session document (`opep history import`, `POST /api/sessions`), imported into a history.
+    case document
+    /// One `/live` connection's messages (``LiveProtocol`` says how the bytes are split).
+    case live
 
     /// Runs the target on `bytes`; whether they were taken as good input (audio decoded without
     /// an error, a plan or profile valid), which the seeds must be.
@@ -42,6 +46,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .engine: return Self.analyse(bytes)
         case .plan: return (try? JSONDecoder().decode(TherapyPlan.self, from: Data(bytes)).validate()) != nil
         case .deviceProfile: return (try? JSONDecoder().decode(DeviceProfile.self, from: Data(bytes)).validate()) != nil
+        case .document: return DocumentImport.run(bytes)
+        case .live: return LiveProtocol.run(bytes)
         }
     }
 
