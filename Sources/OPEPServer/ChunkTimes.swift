@@ -10,18 +10,21 @@ public final class ChunkTimes: @unchecked Sendable {
     public static let rangeMilliseconds = 1000.0
 
     private let lock = NSLock()
+    /// Guarded by `lock`; `buckets` is its length, for reading without the lock.
     private var counts: [Int]
+    private let buckets: Int
     private var total = 0
     private var longest = 0.0
 
     public init() {
-        counts = Array(repeating: 0, count: Int(Self.rangeMilliseconds / Self.resolutionMilliseconds) + 1)
+        buckets = Int(Self.rangeMilliseconds / Self.resolutionMilliseconds) + 1
+        counts = Array(repeating: 0, count: buckets)
     }
 
     /// Counts one chunk that took `duration`.
     public func record(_ duration: Duration) {
         let milliseconds = max(0, duration.milliseconds)
-        let bucket = min(counts.count - 1, Int(milliseconds / Self.resolutionMilliseconds))
+        let bucket = min(buckets - 1, Int(milliseconds / Self.resolutionMilliseconds))
         lock.withLock {
             counts[bucket] += 1
             total += 1
