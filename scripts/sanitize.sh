@@ -17,7 +17,7 @@ address) filter='OPEPAudioTests|OPEPKitTests' ;;
 esac
 sanitizer=$1
 scratch=".build-$sanitizer"
-log="$scratch.log"
+log="$scratch/tests.log"
 
 if [[ $sanitizer == thread ]]; then
     source scripts/throwaway-postgres.sh

@@ -122,6 +122,7 @@ enum AnalysisJSON {
             ("memory_time", .number(s.memoryTime)),
             ("hold_time", .number(s.holdTime)),
             ("measured_share", .number(s.measuredShare)),
+            ("warning_share", .number(s.warningShare)),
             ("clipped_share_limit", .number(s.clippedShareLimit)),
             ("noisy_margin_db", .number(s.noisyMarginDB)),
             ("quiet_room_dbfs", .number(s.quietRoomDBFS)),

@@ -82,8 +82,8 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// A *warning* for the patient stands once a sound has gone on for `patience` (default 1.2 s: a
 /// breath's sound starts up to 0.6 s before the rocker opens, and the tracker reports its
 /// flutter 0.3-0.5 s later) without a pitch, or once its flutter has been followed that long and
-/// a pitch was reported in under `measuredShare` (default 60 %) of its recent frames (with the
-/// same memory). A clipped sound whose flutter is measured is not warned about: clipping often
+/// a pitch was reported in under `warningShare` (default 30 %) of its recent frames (with the
+/// same memory: 1.2 s after a flutter is lost entirely). A clipped sound whose flutter is measured is not warned about: clipping often
 /// costs nothing (4 clipped sessions of the first 120 random tuning ones met every target; a
 /// simulated session turned up 18-30 dB flat at full scale is measured in 92-95 % of its
 /// exhalations, its pressures right), and a warning that changes nothing is one the patient
@@ -92,7 +92,8 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// recording clipped between sounds in every frame for `patience` is warned about as clipped: its room is
 /// so loud that no breath stands out from it as a sound, and the check would otherwise say
 /// nothing (a simulated session turned up 34 dB reads the room at -16 dBFS, no exhalation). It
-/// clears once the flutter is measured again; when the sound ends, it is held `holdTime` (default
+/// clears once the flutter is measured again (in `measuredShare`, default 60 %, of the recent
+/// frames); when the sound ends, it is held `holdTime` (default
 /// 1 s), so that a sentence on a screen does not flicker between sounds. No allocation; one frame
 /// at a time.
 public struct SignalCheck {
@@ -105,8 +106,14 @@ public struct SignalCheck {
         /// How long a verdict outlasts the sound it was given for, in seconds (default 1).
         public var holdTime: Double = 1
         /// Share of a sound's frames with a pitch, since its first, under which its flutter is not
-        /// measured well (default 0.6).
+        /// measured well (default 0.6): a standing warning clears once the share is back above it.
         public var measuredShare: Double = 0.6
+        /// Share of a sound's recent frames with a pitch, since its first, under which a warning is
+        /// raised once its flutter has been followed for the patience (default 0.3: a flutter lost
+        /// entirely falls under it after 1.2 s, the patience of a sound never measured). At 0.6, a
+        /// flutter lost for half a second was warned about: on the first 120 random tuning
+        /// sessions 3 of the 46 that met every target raised a warning during a breath, 0 at 0.3.
+        public var warningShare: Double = 0.3
         /// Share of samples held at their peak that is clipping (default 0.02).
         public var clippedShareLimit: Double = 0.02
         /// Breath-over-room ratio under which the sound is masked or too faint, in dB (default 18).
@@ -129,6 +136,7 @@ public struct SignalCheck {
             try require(memoryTime >= 0.05 && memoryTime <= 10, "signal.memoryTime", memoryTime, "between 0.05 and 10 s")
             try require(holdTime >= 0 && holdTime <= 5, "signal.holdTime", holdTime, "between 0 and 5 s")
             try require(measuredShare >= 0 && measuredShare <= 1, "signal.measuredShare", measuredShare, "between 0 and 1")
+            try require(warningShare >= 0 && warningShare <= 1, "signal.warningShare", warningShare, "between 0 and 1")
             try require(clippedShareLimit > 0 && clippedShareLimit <= 1, "signal.clippedShareLimit", clippedShareLimit, "in (0, 1]")
             try require(noisyMarginDB >= 0 && noisyMarginDB <= 60, "signal.noisyMarginDB", noisyMarginDB, "between 0 and 60 dB")
             try require(quietRoomDBFS >= -140 && quietRoomDBFS <= 0, "signal.quietRoomDBFS", quietRoomDBFS, "between -140 and 0 dBFS")
@@ -260,7 +268,7 @@ public struct SignalCheck {
         }
         let unmeasured = flutterFrames == 0
             ? soundFrames > patienceFrames
-            : flutterFrames > patienceFrames && measured < configuration.measuredShare
+            : flutterFrames > patienceFrames && measured < configuration.warningShare
         let waiting = flutterFrames == 0 && soundFrames <= patienceFrames
         let reason = condition(onsetOvershootDB: observation.onsetOvershootDB) ?? (observation.pitched || waiting ? nil : Finding(problem: .noFlutter, measure: means.modulation))
         if unmeasured {
@@ -333,6 +341,7 @@ extension SignalCheck.Configuration: Codable {
         try c.update(&memoryTime, from: .memoryTime)
         try c.update(&holdTime, from: .holdTime)
         try c.update(&measuredShare, from: .measuredShare)
+        try c.update(&warningShare, from: .warningShare)
         try c.update(&clippedShareLimit, from: .clippedShareLimit)
         try c.update(&noisyMarginDB, from: .noisyMarginDB)
         try c.update(&quietRoomDBFS, from: .quietRoomDBFS)
