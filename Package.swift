@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "OPEPHistory", targets: ["OPEPHistory"]),
         .library(name: "OPEPServer", targets: ["OPEPServer"]),
         .library(name: "OPEPFuzzTargets", targets: ["OPEPFuzzTargets"]),
+        .library(name: "OPEPServerFuzzTargets", targets: ["OPEPServerFuzzTargets"]),
         .executable(name: "opep", targets: ["opep"]),
     ],
     dependencies: [
@@ -94,19 +95,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // What the test targets share: a missing tool skips a test, or fails it in CI.
         // Every entry point for outside input as a function of any bytes: libFuzzer's targets
-        // (the package in Fuzz/, scripts/fuzz.sh) and what `swift test` replays.
+        // (the package in Fuzz/, scripts/fuzz.sh) and what `swift test` replays. The engine's and
+        // the decoders' need neither the history nor the server; the document's and /live's do.
+        .target(name: "OPEPFuzzTargets", dependencies: ["OPEPKit", "OPEPAudio"]),
         .target(
-            name: "OPEPFuzzTargets",
-            dependencies: [
-                "OPEPKit", "OPEPAudio", "OPEPHistory", "OPEPServer", .product(name: "Logging", package: "swift-log"),
-            ]),
+            name: "OPEPServerFuzzTargets",
+            dependencies: ["OPEPFuzzTargets", "OPEPHistory", "OPEPServer", .product(name: "Logging", package: "swift-log")]),
+        // What the test targets share: a missing tool skips a test, or fails it in CI.
         .target(name: "TestTools", path: "Tests/TestTools"),
         // A simulated session and its analysis, shared by the history and server tests.
         .target(name: "TestSessions", dependencies: ["OPEPKit", "OPEPSimulation"], path: "Tests/TestSessions"),
         .testTarget(name: "OPEPKitTests", dependencies: ["OPEPKit"]),
-        .testTarget(name: "OPEPFuzzTargetsTests", dependencies: ["OPEPFuzzTargets"]),
+        .testTarget(name: "OPEPFuzzTargetsTests", dependencies: ["OPEPFuzzTargets", "OPEPServerFuzzTargets"]),
         .testTarget(name: "OPEPAudioTests", dependencies: ["OPEPAudio", "TestTools"]),
         .testTarget(name: "OPEPSimulationTests", dependencies: ["OPEPSimulation", "OPEPKit"]),
         .testTarget(name: "OPEPEvaluationTests", dependencies: ["OPEPEvaluation"]),

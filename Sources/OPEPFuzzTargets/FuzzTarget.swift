@@ -8,15 +8,14 @@ import Glibc
 import Darwin
 #endif
 
-/// The program's entry points for outside input, each as a function of any bytes, for libFuzzer
-/// (`Fuzz/`, `scripts/fuzz.sh`) and for `swift test`, which replays the seeds and every input a
-/// fuzzer once found (`Fuzz/Regressions/TARGET/`).
+/// The entry points of the engine, the decoders and the JSON the engine reads: they need neither
+/// the history nor the server, so their fuzzer builds in a few minutes (CI runs them briefly);
+/// the session document and `/live` are `ServerFuzzTarget`s.
 ///
-/// A target must never crash, hang or leak whatever the bytes: bad input is an error value. The
-/// audio targets take their first two bytes as the reading's shape (how many frames each read asks
-/// for, how large the stream's buffer is), so the fuzzer also explores chunked reads; the rest is
-/// the file.
-public enum FuzzTarget: String, CaseIterable, Sendable {
+/// The audio targets take their first two bytes as the reading's shape (how many frames each read
+/// asks for, how large the stream's buffer is), so the fuzzer also explores chunked reads; the rest
+/// is the file.
+public enum FuzzTarget: String, CaseIterable, FuzzEntryPoint {
     /// A WAV (RIFF, RF64, BW64) file, streamed.
     case wav
     /// An AIFF or AIFF-C file, streamed.
@@ -31,13 +30,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case plan
     /// A device profile's JSON (`--device`, `opep calibrate`), decoded and validated.
     case deviceProfile = "device-profile"
-    /// A session document (`opep history import`, `POST /api/sessions`), imported into a history.
-    case document
-    /// One `/live` connection's messages (``LiveProtocol`` says how the bytes are split).
-    case live
 
-    /// Runs the target on `bytes`; whether they were taken as good input (audio decoded without
-    /// an error, a plan or profile valid), which the seeds must be.
+    /// Every one of them, as entry points.
+    public static let entryPoints: [any FuzzEntryPoint] = allCases
+
+    public var name: String { rawValue }
+
     @discardableResult
     public func run(_ bytes: UnsafeRawBufferPointer) -> Bool {
         switch self {
@@ -46,8 +44,6 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .engine: return Self.analyse(bytes)
         case .plan: return (try? JSONDecoder().decode(TherapyPlan.self, from: Data(bytes)).validate()) != nil
         case .deviceProfile: return (try? JSONDecoder().decode(DeviceProfile.self, from: Data(bytes)).validate()) != nil
-        case .document: return DocumentImport.run(bytes)
-        case .live: return LiveProtocol.run(bytes)
         }
     }
 

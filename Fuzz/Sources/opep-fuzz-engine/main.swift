@@ -1,0 +1,4 @@
+import FuzzDriver
+import OPEPFuzzTargets
+
+fuzz(choosingFrom: FuzzTarget.entryPoints)
