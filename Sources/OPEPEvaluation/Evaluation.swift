@@ -62,6 +62,10 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     /// Median over the breaths heard of the time from the flutter's start to the first live
     /// frame with a pitch, as the gauge would show it (including the tracker's latency), in seconds.
     public var gaugeDelay: Double?
+    /// Share of live frames outside true exhalations in which the gauge showed a pitch.
+    public var gaugeFalseReports: Double = 0
+    /// Share of the gauge's pitches during the flutter more than 20 % off the nominal contour.
+    public var gaugeGrossErrors: Double = 0
     public var breathsTrue: Int
     public var breathsFound: Int
     /// Found breaths that overlap a true breath one-to-one.
@@ -184,6 +188,7 @@ public enum Evaluator {
             medianPressureError: quantile(score.errors, 0.5).map { $0 * abs(truth.configuration.device.slopeCmH2OPerHz) },
             grossErrors: score.grossShare, falseReports: score.falseReportShare,
             gaugeDelay: quantile(score.gaugeDelays, 0.5).map { $0 + trackerLatency },
+            gaugeFalseReports: score.gaugeFalseReportShare, gaugeGrossErrors: score.gaugeGrossShare,
             breathsTrue: truth.breaths.count, breathsFound: report.breaths.count, breathsMatched: matching.pairs,
             missedBreaths: matching.missed, extraBreaths: matching.extra,
             plainExhalations: truth.plainExhalations.count,
@@ -309,6 +314,10 @@ struct FrameScore {
     /// Per breath heard live: its first pitched live frame's time less the flutter's start.
     private(set) var gaugeDelays: [Double] = []
     private var lastHeardFlutterStart: Double?
+    private var liveOutside = 0
+    private var liveOutsideWithPitch = 0
+    private var gaugePitches = 0
+    private var gaugeGross = 0
 
     init(truth: GroundTruth, settling: Double, window: Double, frameInterval: Double) {
         self.truth = truth
@@ -344,9 +353,17 @@ struct FrameScore {
     }
 
     mutating func addLive(_ frame: SessionFrame) {
-        guard frame.pitch != nil, let breath = truth.breath(at: frame.time), frame.time >= breath.flutterStart,
-            breath.flutterStart != lastHeardFlutterStart
-        else { return }
+        guard let breath = truth.breath(at: frame.time) else {
+            liveOutside += 1
+            if frame.pitch != nil { liveOutsideWithPitch += 1 }
+            return
+        }
+        guard let pitch = frame.pitch, frame.time >= breath.flutterStart else { return }
+        if let nominal = truth.pitch(at: frame.time) {
+            gaugePitches += 1
+            if abs(pitch - nominal) > 0.2 * nominal { gaugeGross += 1 }
+        }
+        guard breath.flutterStart != lastHeardFlutterStart else { return }
         lastHeardFlutterStart = breath.flutterStart
         gaugeDelays.append(frame.time - breath.flutterStart)
     }
@@ -354,6 +371,8 @@ struct FrameScore {
     var coverage: Double { flutterFrames > 0 ? Double(errors.count) / Double(flutterFrames) : 0 }
     var grossShare: Double { errors.isEmpty ? 0 : Double(gross) / Double(errors.count) }
     var falseReportShare: Double { outsideFrames > 0 ? Double(outsideWithPitch) / Double(outsideFrames) : 0 }
+    var gaugeFalseReportShare: Double { liveOutside > 0 ? Double(liveOutsideWithPitch) / Double(liveOutside) : 0 }
+    var gaugeGrossShare: Double { gaugePitches > 0 ? Double(gaugeGross) / Double(gaugePitches) : 0 }
 }
 
 /// The p-quantile (0-1) of values by nearest rank; nil when there are none.

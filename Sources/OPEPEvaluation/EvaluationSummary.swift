@@ -43,6 +43,10 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     public var falseReports: Spread?
     /// Each case's median time from flutter onset to the gauge's first pitch, in seconds.
     public var gaugeDelay: Spread?
+    /// Each case's share of live frames outside exhalations in which the gauge showed a pitch, and
+    /// of the gauge's pitches during the flutter more than 20 % off.
+    public var gaugeFalseReports: Spread?
+    public var gaugeGrossErrors: Spread?
     /// The case that missed the most targets (the lowest coverage among equals).
     public var worstCase: String?
     /// Cases under 95 % coverage; those whose flutter time without a pitch the signal check gave
@@ -78,6 +82,8 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         grossErrors = Spread(results.map { ($0.name, $0.grossErrors) }, higherIsBetter: false)
         falseReports = Spread(results.map { ($0.name, $0.falseReports) }, higherIsBetter: false)
         gaugeDelay = Spread(results.map { ($0.name, $0.gaugeDelay) }, higherIsBetter: false)
+        gaugeFalseReports = Spread(results.map { ($0.name, $0.gaugeFalseReports) }, higherIsBetter: false)
+        gaugeGrossErrors = Spread(results.map { ($0.name, $0.gaugeGrossErrors) }, higherIsBetter: false)
         worstCase = results.max { a, b in
             (a.misses.count, -a.coverage) < (b.misses.count, -b.coverage)
         }?.name

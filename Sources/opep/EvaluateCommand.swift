@@ -213,6 +213,8 @@ enum EvaluationTable {
         line("gross", s.grossErrors, percent, higherIsBetter: false)
         line("false", s.falseReports, percent, higherIsBetter: false)
         line("gauge s", s.gaugeDelay, { fixed($0, 2) }, higherIsBetter: false)
+        line("gauge false", s.gaugeFalseReports, percent, higherIsBetter: false)
+        line("gauge gross", s.gaugeGrossErrors, percent, higherIsBetter: false)
         return lines.joined(separator: "\n")
     }
 

@@ -89,3 +89,34 @@ final class RaisedWarningTests: XCTestCase {
         XCTAssertEqual(score.warningsDuringFlutter["too_noisy"] ?? 0, 0.25, accuracy: 0.011, "held from the settling time on, not raised")
     }
 }
+
+final class GaugeScoreTests: XCTestCase {
+    /// The gauge's false reports are the live frames between true breaths that show a pitch; its
+    /// gross errors the pitches shown during the flutter more than 20 % off the nominal contour.
+    func testTheGaugesFalseReportsAndGrossErrorsCountLiveFrames() throws {
+        let breath = trueBreath(1, 5)
+        let truth = GroundTruth(configuration: SimulationConfiguration(), duration: 8, breaths: [breath], huffs: [])
+        var score = FrameScore(truth: truth, settling: 0.35, window: 0.25, frameInterval: 0.01)
+        var outside = 0, outsideShown = 0, shown = 0, wrong = 0
+        for step in 0..<800 {
+            let time = Double(step) / 100 + 0.005
+            var pitch: Double?
+            if let nominal = truth.pitch(at: time) {
+                pitch = step % 4 == 0 ? nominal * 1.3 : nominal * 1.1
+                shown += 1
+                if step % 4 == 0 { wrong += 1 }
+            } else if truth.breath(at: time) == nil {
+                outside += 1
+                if step % 5 == 0 {
+                    pitch = 20
+                    outsideShown += 1
+                }
+            }
+            score.addLive(SessionFrame(time: time, pitch: pitch, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: -30))
+        }
+        XCTAssertGreaterThan(outside, 300)
+        XCTAssertEqual(score.gaugeFalseReportShare, Double(outsideShown) / Double(outside), accuracy: 1e-12)
+        XCTAssertEqual(score.gaugeGrossShare, Double(wrong) / Double(shown), accuracy: 1e-12)
+        XCTAssertEqual(score.gaugeDelays.count, 1)
+    }
+}
