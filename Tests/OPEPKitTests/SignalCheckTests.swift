@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import OPEPKit
 
@@ -224,9 +225,30 @@ final class SignalCheckTests: XCTestCase {
         let verdicts = run(&check, 2, clippedRoom)
         XCTAssertEqual(verdicts.firstIndex { $0.warning != nil }, 120)
         XCTAssertEqual(verdicts.last?.warning, SignalCheck.Finding(problem: .clipped, measure: 0.2))
-        XCTAssertNil(verdicts.last?.reason, "no sound, no frame without its pitch")
+        XCTAssertEqual(verdicts.last?.reason, verdicts.last?.warning, "its frames have the finding as their reason")
+        XCTAssertNil(verdicts[119].reason)
         let measured = run(&check, 2, sound(pitched: true))
         XCTAssertNil(measured.last?.warning, "cleared once a flutter is measured")
+    }
+
+    /// A microphone that hears nothing (digital zeros: -140 dBFS) is warned about as too quiet
+    /// after the patience, its level the measure; the quietest room a microphone hears is not.
+    func testAMicrophoneThatHearsNothingIsWarnedAbout() throws {
+        var check = try check()
+        var silent = quiet
+        silent.levelDB = -140
+        silent.roomDB = -140
+        var faintRoom = quiet
+        faintRoom.levelDB = -100
+        XCTAssertTrue(run(&check, 5, faintRoom).allSatisfy { $0.warning == nil && $0.reason == nil })
+        let verdicts = run(&check, 2, silent)
+        XCTAssertEqual(verdicts.firstIndex { $0.warning != nil }, 120)
+        XCTAssertEqual(verdicts.last?.warning, SignalCheck.Finding(problem: .tooQuiet, measure: -140))
+        XCTAssertEqual(verdicts.last?.reason, verdicts.last?.warning)
+        XCTAssertNil(verdicts[119].reason, "within the patience")
+        XCTAssertTrue(run(&check, 0.5, sound(pitched: true)).allSatisfy { $0.reason == nil }, "a sound ends the run")
+        let old = try JSONDecoder().decode(SignalCheck.Configuration.self, from: Data(#"{"patience": 1.2}"#.utf8))
+        XCTAssertEqual(old.silentDBFS, -140, "settings stored before it read a level no frame lies under")
     }
 
     /// The measures restart with each sound: a clipped sound does not taint the next one.

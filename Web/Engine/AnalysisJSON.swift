@@ -126,6 +126,7 @@ enum AnalysisJSON {
             ("clipped_share_limit", .number(s.clippedShareLimit)),
             ("noisy_margin_db", .number(s.noisyMarginDB)),
             ("quiet_room_dbfs", .number(s.quietRoomDBFS)),
+            ("silent_dbfs", .number(s.silentDBFS)),
             ("shallow_modulation", .number(s.shallowModulation)),
             ("narrow_band_hz", .number(s.narrowBandHz)),
             ("gain_control_overshoot_db", .number(s.gainControlOvershootDB)),

@@ -91,7 +91,11 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// still names the clipping, ``verdict(on:roomDB:flutterShare:unmeasured:configuration:)``). A
 /// recording clipped between sounds in every frame for `patience` is warned about as clipped: its room is
 /// so loud that no breath stands out from it as a sound, and the check would otherwise say
-/// nothing (a simulated session turned up 34 dB reads the room at -16 dBFS, no exhalation). It
+/// nothing (a simulated session turned up 34 dB reads the room at -16 dBFS, no exhalation).
+/// Likewise a microphone that hears nothing at all, its level under `silentDBFS` (default
+/// -110 dBFS, below any microphone's own noise; a muted input, or a breath too faint for 8-bit
+/// samples, reads digital zeros) for `patience`, is warned about as ``SignalProblem/tooQuiet``,
+/// with that level as its measure. Both give the frames their finding as the reason. It
 /// clears once the flutter is measured again (in `measuredShare`, default 60 %, of the recent
 /// frames); when the sound ends, it is held `holdTime` (default
 /// 1 s), so that a sentence on a screen does not flicker between sounds. No allocation; one frame
@@ -120,6 +124,9 @@ public struct SignalCheck {
         public var noisyMarginDB: Double = 18
         /// A room above this is a noisy one, below it a quiet one, in dB full scale (default -55).
         public var quietRoomDBFS: Double = -55
+        /// A level under this between sounds is a microphone that hears nothing, in dB full scale
+        /// (default -110).
+        public var silentDBFS: Double = -110
         /// Modulation depth under which the flutter is too shallow to follow (default 0.2).
         public var shallowModulation: Double = 0.2
         /// An upper frequency under this is too narrow a band, in Hz (default 3200).
@@ -140,6 +147,7 @@ public struct SignalCheck {
             try require(clippedShareLimit > 0 && clippedShareLimit <= 1, "signal.clippedShareLimit", clippedShareLimit, "in (0, 1]")
             try require(noisyMarginDB >= 0 && noisyMarginDB <= 60, "signal.noisyMarginDB", noisyMarginDB, "between 0 and 60 dB")
             try require(quietRoomDBFS >= -140 && quietRoomDBFS <= 0, "signal.quietRoomDBFS", quietRoomDBFS, "between -140 and 0 dBFS")
+            try require(silentDBFS >= -140 && silentDBFS <= quietRoomDBFS, "signal.silentDBFS", silentDBFS, "between -140 dBFS and quietRoomDBFS (\(quietRoomDBFS) dBFS)")
             try require(shallowModulation >= 0 && shallowModulation <= 2, "signal.shallowModulation", shallowModulation, "between 0 and 2")
             try require(narrowBandHz >= 0 && narrowBandHz <= 192_000, "signal.narrowBandHz", narrowBandHz, "between 0 and 192000 Hz")
             try require(
@@ -152,15 +160,16 @@ public struct SignalCheck {
     public struct Finding: Sendable, Hashable {
         public var problem: SignalProblem
         /// The measure that decided it, in its unit: the clipped share (0-1), the breath's ratio
-        /// over the room (dB), the modulation depth, the upper frequency (Hz), or the onset
-        /// overshoot (dB).
+        /// over the room (dB; for a microphone that hears nothing its level, dBFS), the modulation
+        /// depth, the upper frequency (Hz), or the onset overshoot (dB).
         public var measure: Double
     }
 
     /// What the check says about one frame.
     public struct Verdict: Sendable, Hashable {
         /// Why the frame's sound has no pitch: the first cause that applies to the sound as it is
-        /// (nil when the frame has a pitch or no sound is going on).
+        /// (nil when the frame has a pitch or no sound is going on, unless the input is clipped or
+        /// silent throughout).
         public var reason: Finding?
         /// The warning for the patient: the sound's flutter has not been measured well for a
         /// while, and why.
@@ -201,8 +210,9 @@ public struct SignalCheck {
     private var sinceCause = 0
     private var means = (level: 0.0, room: 0.0, modulation: 0.0, clipped: 0.0, band: 0.0)
     private var bandFrames = 0
-    /// Frames in a row without a sound that were clipped.
+    /// Frames in a row without a sound that were clipped, and that were silent.
     private var clippedQuietFrames = 0
+    private var silentFrames = 0
     /// The warning standing after the last frame.
     public private(set) var warning: Finding?
 
@@ -224,6 +234,7 @@ public struct SignalCheck {
         means = (0, 0, 0, 0, 0)
         bandFrames = 0
         clippedQuietFrames = 0
+        silentFrames = 0
         warning = nil
     }
 
@@ -234,16 +245,24 @@ public struct SignalCheck {
         guard observation.sounding else {
             wasSounding = false
             clippedQuietFrames = observation.clippedShare >= configuration.clippedShareLimit ? clippedQuietFrames + 1 : 0
+            silentFrames = observation.levelDB < configuration.silentDBFS ? silentFrames + 1 : 0
+            var finding: Finding?
             if clippedQuietFrames > patienceFrames {
-                warning = Finding(problem: .clipped, measure: observation.clippedShare)
+                finding = Finding(problem: .clipped, measure: observation.clippedShare)
+            } else if silentFrames > patienceFrames {
+                finding = Finding(problem: .tooQuiet, measure: observation.levelDB)
+            }
+            if let finding {
+                warning = finding
                 sinceCause = 0
             } else if warning != nil {
                 sinceCause += 1
                 if sinceCause > holdFrames { warning = nil }
             }
-            return Verdict(reason: nil, warning: warning)
+            return Verdict(reason: finding, warning: warning)
         }
         clippedQuietFrames = 0
+        silentFrames = 0
         if !wasSounding {
             soundFrames = 0
             flutterFrames = 0
@@ -332,6 +351,9 @@ public struct SignalCheck {
 #if !hasFeature(Embedded)
 extension SignalProblem: Codable {}
 extension SignalCheck.Configuration: Codable {
+    /// What a document made before `silentDBFS` existed reads: no level lies under it.
+    static let neverSilentDBFS = -140.0
+
     /// Decodes stored settings tolerantly: a parameter missing from them (stored before it
     /// existed) takes its default, and keys this release does not know are ignored.
     public init(from decoder: any Decoder) throws {
@@ -341,6 +363,8 @@ extension SignalCheck.Configuration: Codable {
         try c.update(&memoryTime, from: .memoryTime)
         try c.update(&holdTime, from: .holdTime)
         try c.update(&measuredShare, from: .measuredShare)
+        silentDBFS = Self.neverSilentDBFS
+        try c.update(&silentDBFS, from: .silentDBFS)
         try c.update(&warningShare, from: .warningShare)
         try c.update(&clippedShareLimit, from: .clippedShareLimit)
         try c.update(&noisyMarginDB, from: .noisyMarginDB)
