@@ -53,9 +53,9 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 ///
 /// It reads what the analysis already has, frame by frame: the sound's level and the room's
 /// (``ExhalationDetector/backgroundDB``: the median level between exhalations, where speech or
-/// music typically lies, not the floor of their quiet moments), whether a sound is going on and whether it has a pitch, the
-/// tracker's modulation depth, the share of clipped samples (``ClipMeter``) and the upper
-/// frequency the sound reaches (``BandMeter``). While a sound
+/// music typically lies, not the floor of their quiet moments), whether a sound is going on and
+/// whether it has a pitch, the tracker's modulation depth, the share of clipped samples
+/// (``ClipMeter``) and the upper frequency the sound reaches (``BandMeter``). While a sound
 /// goes on, these are averaged with a memory of `memoryTime` (default 1 s), restarting with each
 /// sound (a plain mean over its first `memoryTime`). Every frame of a sound without a pitch, once
 /// the sound has gone on for `patience` (below) or after its first pitch, gets a *reason*, the
@@ -70,9 +70,9 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 ///    gain control turned up for the room between breaths; breaths heard as they are read
 ///    0.6-1.9 dB). Gain control lifts the room and flattens the flutter, so it would otherwise
 ///    be named noise or distance, with the wrong advice;
-/// 4. a signal-to-noise ratio, breath over the room, under `noisyMarginDB` (default 20 dB: on the
+/// 4. a signal-to-noise ratio, breath over the room, under `noisyMarginDB` (default 18 dB: on the
 ///    random tuning corpus, sessions whose continuous interference lies within 15 dB of a nominal
-///    exhalation read 15-20 dB there, clear ones 21-30 dB): ``SignalProblem/tooNoisy`` when the
+///    exhalation read 8-20 dB there, clear ones 18-30 dB): ``SignalProblem/tooNoisy`` when the
 ///    room is above `quietRoomDBFS` (default -55 dBFS, above a quiet room and a phone
 ///    microphone's own noise), ``SignalProblem/tooQuiet`` when below;
 /// 5. ``SignalProblem/tooFar`` when the modulation depth is under `shallowModulation` (default
@@ -83,14 +83,14 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// breath's sound starts up to 0.6 s before the rocker opens, and the tracker reports its
 /// flutter 0.3-0.5 s later) without a pitch, or once its flutter has been followed that long and
 /// a pitch was reported in under `warningShare` (default 30 %) of its recent frames (with the
-/// same memory: 1.2 s after a flutter is lost entirely). A clipped sound whose flutter is measured is not warned about: clipping often
-/// costs nothing (4 clipped sessions of the first 120 random tuning ones met every target; a
-/// simulated session turned up 18-30 dB flat at full scale is measured in 92-95 % of its
-/// exhalations, its pressures right), and a warning that changes nothing is one the patient
-/// learns to ignore (the placement check, which the patient asks for,
-/// still names the clipping, ``verdict(on:roomDB:flutterShare:unmeasured:configuration:)``). A
-/// recording clipped between sounds in every frame for `patience` is warned about as clipped: its room is
-/// so loud that no breath stands out from it as a sound, and the check would otherwise say
+/// same memory: 1.2 s after a flutter is lost entirely). A clipped sound whose flutter is
+/// measured is not warned about: clipping often costs nothing (4 clipped sessions of the first
+/// 120 random tuning ones met every target; a simulated session turned up 18-30 dB flat at full
+/// scale is measured in 92-95 % of its exhalations, its pressures right), and a warning that
+/// changes nothing is one the patient learns to ignore (the placement check, which the patient
+/// asks for, still names the clipping, ``verdict(on:roomDB:flutterShare:unmeasured:configuration:)``). A
+/// recording clipped between sounds in every frame for `patience` is warned about as clipped: its
+/// room is so loud that no breath stands out from it as a sound, and the check would otherwise say
 /// nothing (a simulated session turned up 34 dB reads the room at -16 dBFS, no exhalation).
 /// Likewise a microphone that hears nothing at all, its level under `silentDBFS` (default
 /// -110 dBFS, below any microphone's own noise; a muted input, or a breath too faint for 8-bit
