@@ -315,6 +315,8 @@ struct FrameScore {
     private(set) var gaugeDelays: [Double] = []
     private var lastHeardFlutterStart: Double?
     private var liveOutside = 0
+    /// An error above this share of the true pitch is a gross one (20 %).
+    static let grossErrorShare = 0.2
     private var liveOutsideWithPitch = 0
     private var gaugePitches = 0
     private var gaugeGross = 0
@@ -349,7 +351,7 @@ struct FrameScore {
         let error = abs(pitch - truePitch)
         errors.append(error)
         nominalErrors.append(abs(pitch - nominal))
-        if error > 0.2 * truePitch { gross += 1 }
+        if error > Self.grossErrorShare * truePitch { gross += 1 }
     }
 
     mutating func addLive(_ frame: SessionFrame) {
@@ -361,7 +363,7 @@ struct FrameScore {
         guard let pitch = frame.pitch, frame.time >= breath.flutterStart else { return }
         if let nominal = truth.pitch(at: frame.time) {
             gaugePitches += 1
-            if abs(pitch - nominal) > 0.2 * nominal { gaugeGross += 1 }
+            if abs(pitch - nominal) > Self.grossErrorShare * nominal { gaugeGross += 1 }
         }
         guard breath.flutterStart != lastHeardFlutterStart else { return }
         lastHeardFlutterStart = breath.flutterStart

@@ -11,3 +11,8 @@ public protocol FuzzEntryPoint: Sendable {
     @discardableResult
     func run(_ bytes: UnsafeRawBufferPointer) -> Bool
 }
+
+extension FuzzEntryPoint where Self: RawRepresentable, RawValue == String {
+    /// A target named by its case's raw value.
+    public var name: String { rawValue }
+}

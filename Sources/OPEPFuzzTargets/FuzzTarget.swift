@@ -34,8 +34,6 @@ public enum FuzzTarget: String, CaseIterable, FuzzEntryPoint {
     /// Every one of them, as entry points.
     public static let entryPoints: [any FuzzEntryPoint] = allCases
 
-    public var name: String { rawValue }
-
     @discardableResult
     public func run(_ bytes: UnsafeRawBufferPointer) -> Bool {
         switch self {

@@ -12,8 +12,6 @@ public enum ServerFuzzTarget: String, CaseIterable, FuzzEntryPoint {
     /// Every fuzz target there is: the engine's, then these.
     public static let everyTarget: [any FuzzEntryPoint] = FuzzTarget.entryPoints + allCases
 
-    public var name: String { rawValue }
-
     @discardableResult
     public func run(_ bytes: UnsafeRawBufferPointer) -> Bool {
         switch self {

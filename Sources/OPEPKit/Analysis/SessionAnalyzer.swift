@@ -207,7 +207,7 @@ public struct SessionAnalyzer {
     private mutating func accept(_ frame: FlutterPitchTracker.Frame, onOutput: (SessionOutput) -> Void) {
         let index = frameCount
         frameCount += 1
-        let level = max(-140, 10 * logarithm10(max(frame.energy, 1e-14)))
+        let level = max(SessionFrame.lowestLevelDB, 10 * logarithm10(max(frame.energy, 1e-14)))
         pending[index % pending.count] = SessionFrame(
             time: frame.time, pitch: frame.pitch, pressure: nil, confidence: frame.confidence,
             exhaling: detector.isExhaling, zone: nil, levelDB: level, modulation: frame.modulation)

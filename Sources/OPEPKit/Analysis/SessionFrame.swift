@@ -12,8 +12,10 @@ public struct SessionFrame: Sendable, Hashable {
     public var exhaling: Bool
     /// Where the pressure lies against the target, when there is a pressure.
     public var zone: PressureZone?
-    /// Level of the high-passed sound in dB relative to full scale.
+    /// Level of the high-passed sound in dB relative to full scale, at least ``lowestLevelDB``.
     public var levelDB: Double
+    /// The lowest level a frame has (silence reads it), in dB relative to full scale.
+    public static let lowestLevelDB = -140.0
     /// Why the sound going on has no flutter pitch here (see ``SignalCheck``).
     public var signal: SignalProblem?
     /// The warning for the patient standing at this frame: the flutter has not been measured

@@ -7,7 +7,7 @@
 /// is followed as levels enter and leave the window, so an update costs a few steps, not a scan. A fixed floor
 /// (measured from a recording of the quiet room, or given) replaces the estimate altogether.
 struct NoiseFloor {
-    static let lowestLevel = -140.0
+    static let lowestLevel = SessionFrame.lowestLevelDB
     private static let binWidth = 0.5
 
     private let fixedLevel: Double?

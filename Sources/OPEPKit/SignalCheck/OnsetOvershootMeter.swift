@@ -34,7 +34,7 @@ struct OnsetOvershootMeter {
     private var exhaling = false
     /// The histogram's resolution and range, in dB.
     private static let binWidth = 0.25
-    private static let lowestDB = -140.0
+    private static let lowestDB = SessionFrame.lowestLevelDB
     /// The overshoots of the last finished exhalations (a ring), how many were kept, and a
     /// buffer to sort them in.
     private var recent: [Double]

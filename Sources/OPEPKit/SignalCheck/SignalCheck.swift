@@ -351,9 +351,6 @@ public struct SignalCheck {
 #if !hasFeature(Embedded)
 extension SignalProblem: Codable {}
 extension SignalCheck.Configuration: Codable {
-    /// What a document made before `silentDBFS` existed reads: no level lies under it.
-    static let neverSilentDBFS = -140.0
-
     /// Decodes stored settings tolerantly: a parameter missing from them (stored before it
     /// existed) takes its default, and keys this release does not know are ignored.
     public init(from decoder: any Decoder) throws {
@@ -363,7 +360,8 @@ extension SignalCheck.Configuration: Codable {
         try c.update(&memoryTime, from: .memoryTime)
         try c.update(&holdTime, from: .holdTime)
         try c.update(&measuredShare, from: .measuredShare)
-        silentDBFS = Self.neverSilentDBFS
+        // A document made before `silentDBFS` existed reads a level no frame lies under.
+        silentDBFS = SessionFrame.lowestLevelDB
         try c.update(&silentDBFS, from: .silentDBFS)
         try c.update(&warningShare, from: .warningShare)
         try c.update(&clippedShareLimit, from: .clippedShareLimit)
