@@ -324,6 +324,21 @@ final class OnsetOvershootMeterTests: XCTestCase {
         XCTAssertEqual(pumping.overshootDB ?? .nan, 6.5, accuracy: 0.3, "6 dB over a plateau whose median is 0.5 dB under its peaks")
     }
 
+    /// An inhalation or the room's music 20 dB under the breath, running into it as one sound,
+    /// does not hide the onset: it is where the sound comes near its own level.
+    func testASoundStartingBeforeTheExhalationIsMeasuredFromTheExhalationsOnset() {
+        let inhalation = [Double](repeating: -50, count: 100)
+        var pumping = OnsetOvershootMeter(frameInterval: frame)
+        breathe(&pumping, inhalation + pumped())
+        XCTAssertEqual(pumping.overshootDB ?? .nan, 6.5, accuracy: 0.3)
+        var meter = OnsetOvershootMeter(frameInterval: frame)
+        breathe(&meter, inhalation + natural())
+        XCTAssertEqual(meter.overshootDB ?? .nan, 1, accuracy: 0.3)
+        var short = OnsetOvershootMeter(frameInterval: frame)
+        breathe(&short, inhalation + Array(pumped().prefix(120)))
+        XCTAssertNil(short.overshootDB, "1.2 s of exhalation after the inhalation is under 1.5 s")
+    }
+
     /// Short sounds, sounds not taken for exhalations and one odd breath do not move the median.
     func testOnlyExhalationsCountAndTheMedianHolds() {
         var meter = OnsetOvershootMeter(frameInterval: frame)
