@@ -18,7 +18,7 @@ private func feed(_ samples: [Float], in chunks: [Int]?, to process: (UnsafeBuff
 
 final class ClipMeterTests: XCTestCase {
     private func meter(sampleRate: Double = 16000) -> ClipMeter {
-        ClipMeter(sampleRate: sampleRate, blockDuration: 0.01, tolerance: 0.001, quietestPeakDBFS: -30, memoryTime: 2)
+        ClipMeter(sampleRate: sampleRate, blockDuration: 0.01, tolerance: 0.001, fewestSteps: 16, memoryTime: 2)
     }
 
     private func share(of samples: [Float], chunks: [Int]? = nil, sampleRate: Double = 16000) -> Double {
@@ -40,7 +40,12 @@ final class ClipMeterTests: XCTestCase {
         let tone = (0..<32000).map { Float(0.5 * sin(2 * Double.pi * 441 * Double($0) / 16000)) }
         XCTAssertLessThan(share(of: tone), 0.04)
         let quiet8Bit = noise.map { ($0 * 0.05 * 127).rounded() / 127 }
-        XCTAssertEqual(share(of: quiet8Bit), 0, "a peak under -30 dBFS is not clipping")
+        XCTAssertLessThan(share(of: quiet8Bit), 0.01, "a peak a few 8-bit steps high is not clipping: a lone peak, as in noise")
+        XCTAssertEqual(share(of: clipped.map { $0 * 0.05 }), clippedShare, accuracy: 1e-9, "flat tops at -46 dBFS")
+        let loud8Bit = clipped.map { ($0 * 8 * 127).rounded() / 127 }
+        XCTAssertEqual(share(of: loud8Bit), clippedShare, accuracy: 0.03, "flat tops 102 steps high in 8 bits")
+        let square = (0..<32000).map { Float($0 / 40 % 2 == 0 ? 0.01 : -0.01) }
+        XCTAssertEqual(share(of: square), 1, "a square wave is all flat tops")
     }
 
     /// The same audio in one block, sample by sample and in odd chunks reads the same share.

@@ -6,19 +6,24 @@
 /// counts the samples within `tolerance` (default 0.1 %) of the block's own peak magnitude. In
 /// noise, music or speech the peak is a lone sample (even a pure tone spends only about 3 % of
 /// its time that close to its peak); a breath clipped at its own RMS level spends about a third
-/// of its samples there. Blocks whose peak lies below `quietestPeakDBFS` (default
-/// -30 dBFS) count as unclipped: a quiet, coarsely quantised recording (8-bit) would otherwise
-/// repeat its peak value by itself.
+/// of its samples there. A coarsely quantised recording repeats its peak value by itself when
+/// its peak is only a few steps high (quiet 8-bit sound), so a block whose peak lies under
+/// `fewestSteps` (default 16) of its own quantisation steps counts as unclipped; the step is read
+/// from the block, as the smallest non-zero magnitude or difference between neighbours among the
+/// samples not held at the peak (none when all are, as in a square wave). At 16 steps a noise's peak value holds under 0.4 %
+/// of the block. Where the clipping lies does not matter: an amplifier that clips before the
+/// level is turned down leaves its flat tops at -46 dBFS as well (before, a fixed -30 dBFS floor
+/// stood here, and such a recording read unclipped).
 ///
 /// ``clippedShare(from:to:)`` reads the share over any span of the last `memoryTime` (default
 /// 2 s) by the blocks' sample positions, so the answer does not depend on how the audio was
 /// split into chunks.
 struct ClipMeter {
-    /// The defaults: blocks of 10 ms, samples within 0.1 % of the peak, peaks from -30 dBFS,
-    /// 2 s of memory.
+    /// The defaults: blocks of 10 ms, samples within 0.1 % of the peak, peaks of 16 quantisation
+    /// steps and more, 2 s of memory.
     static let blockDuration = 0.01
     static let tolerance = 0.001
-    static let quietestPeakDBFS = -30.0
+    static let fewestSteps = 16.0
     static let memoryTime = 2.0
 
     /// Samples per block.
@@ -26,7 +31,7 @@ struct ClipMeter {
     /// The sample rate, in Hz.
     let sampleRate: Double
     private let tolerance: Float
-    private let quietestPeak: Float
+    private let fewestSteps: Float
     private var blocks: AudioBlocks
     /// Clipped samples per completed block.
     private var totals: BlockTotals<Int>
@@ -35,16 +40,16 @@ struct ClipMeter {
     ///   - sampleRate: the input's sample rate, in Hz.
     ///   - blockDuration: the length of the blocks whose peak is compared, in seconds.
     ///   - tolerance: how close to the peak a sample counts as held there, as a share of the peak.
-    ///   - quietestPeakDBFS: the lowest block peak that can be clipping, in dB full scale.
+    ///   - fewestSteps: the lowest block peak that can be clipping, in the block's quantisation steps.
     ///   - memoryTime: how far back ``clippedShare(from:to:)`` can read, in seconds.
     init(
         sampleRate: Double, blockDuration: Double = ClipMeter.blockDuration, tolerance: Double = ClipMeter.tolerance,
-        quietestPeakDBFS: Double = ClipMeter.quietestPeakDBFS, memoryTime: Double = ClipMeter.memoryTime
+        fewestSteps: Double = ClipMeter.fewestSteps, memoryTime: Double = ClipMeter.memoryTime
     ) {
         self.sampleRate = sampleRate
         blocks = AudioBlocks(blockLength: Int((blockDuration * sampleRate).rounded()))
         self.tolerance = Float(tolerance)
-        quietestPeak = Float(power(10, quietestPeakDBFS / 20))
+        self.fewestSteps = Float(fewestSteps)
         totals = BlockTotals(blockLength: blocks.blockLength, sampleRate: sampleRate, memoryTime: memoryTime)
     }
 
@@ -55,9 +60,9 @@ struct ClipMeter {
 
     /// Takes the next samples of the recording.
     mutating func process(_ samples: UnsafeBufferPointer<Float>) {
-        let (length, tolerance, quietestPeak) = (blockLength, tolerance, quietestPeak)
+        let (length, tolerance, fewestSteps) = (blockLength, tolerance, fewestSteps)
         blocks.process(samples) { block in
-            totals.append(Int(Self.heldAtPeak(block, count: length, tolerance: tolerance, quietestPeak: quietestPeak)))
+            totals.append(Int(Self.heldAtPeak(block, count: length, tolerance: tolerance, fewestSteps: fewestSteps)))
         }
     }
 
@@ -69,9 +74,10 @@ struct ClipMeter {
     }
 
     /// How many of a block's samples lie within the tolerance of its peak magnitude, eight lanes
-    /// at a time. Magnitudes are compared as the integers of their bits (sign cleared), which
-    /// order the same way as the non-negative floats they are.
-    private static func heldAtPeak(_ x: UnsafePointer<Float>, count: Int, tolerance: Float, quietestPeak: Float) -> Int32 {
+    /// at a time (0 when the peak is under `fewestSteps` quantisation steps). Magnitudes are
+    /// compared as the integers of their bits (sign cleared), which order the same way as the
+    /// non-negative floats they are.
+    private static func heldAtPeak(_ x: UnsafePointer<Float>, count: Int, tolerance: Float, fewestSteps: Float) -> Int32 {
         let raw = UnsafeRawPointer(x), stride = MemoryLayout<Float>.stride
         let magnitude = SIMD8<Int32>(repeating: Int32.max)
         var peaks = SIMD8<Int32>.zero
@@ -83,7 +89,7 @@ struct ClipMeter {
         }
         var peak = Float(bitPattern: UInt32(peaks.max()))
         for k in i..<count { peak = max(peak, abs(x[k])) }
-        guard peak.isFinite, peak >= quietestPeak else { return 0 }
+        guard peak.isFinite, peak > 0 else { return 0 }
         let threshold = peak * (1 - tolerance)
         let level = SIMD8<Int32>(repeating: Int32(bitPattern: threshold.bitPattern))
         var held = SIMD8<Int32>.zero
@@ -95,6 +101,23 @@ struct ClipMeter {
         }
         var total = held.wrappedSum()
         for k in i..<count where abs(x[k]) >= threshold { total &+= 1 }
-        return total
+        guard total > 1, let step = quantisationStep(x, count: count, below: threshold, peak: peak) else { return total }
+        return peak >= fewestSteps * step ? total : 0
+    }
+
+    /// The quantisation step of the block's samples under `threshold`: the smallest of their
+    /// non-zero magnitudes and of the non-zero differences between neighbours among them (`peak`
+    /// when they are all zero, the block holding only zero and its peak); nil when every sample
+    /// is held at the peak.
+    private static func quantisationStep(_ x: UnsafePointer<Float>, count: Int, below threshold: Float, peak: Float) -> Float? {
+        var step = Float.infinity
+        var under = false
+        for k in 0..<count where abs(x[k]) < threshold {
+            under = true
+            if x[k] != 0 { step = min(step, abs(x[k])) }
+            if k > 0, abs(x[k - 1]) < threshold, x[k] != x[k - 1] { step = min(step, abs(x[k] - x[k - 1])) }
+        }
+        guard under else { return nil }
+        return step.isFinite ? step : peak
     }
 }
