@@ -147,7 +147,9 @@ final class SignalCheckTests: XCTestCase {
             (sound(level: -40, room: -45, modulation: 0.1, overshoot: 4.5), .gainControl, 4.5),
             (sound(level: -40, room: -45, clipped: 0.01), .tooNoisy, SignalCheck.signalToNoise(levelDB: -40, roomDB: -45)),
             (sound(level: -65, room: -70), .tooQuiet, SignalCheck.signalToNoise(levelDB: -65, roomDB: -70)),
-            (sound(modulation: 0.12), .tooFar, 0.12),
+            (sound(modulation: 0.12), .tooFar, 0.12 * (1 + pow(10, -SignalCheck.signalToNoise(levelDB: -30, roomDB: -70) / 10))),
+            (sound(level: -40, room: -45, modulation: 0.1), .tooFar, 0.1 * (1 + pow(10, -SignalCheck.signalToNoise(levelDB: -40, roomDB: -45) / 10))),
+            (sound(level: -40, room: -45, modulation: 0.15), .tooNoisy, SignalCheck.signalToNoise(levelDB: -40, roomDB: -45)),
             (sound(modulation: 0.6), .noFlutter, 0.6),
         ]
         for (observation, problem, measure) in cases {
