@@ -10,10 +10,10 @@
 /// its peak is only a few steps high (quiet 8-bit sound), so a block whose peak lies under
 /// `fewestSteps` (default 16) of its own quantisation steps counts as unclipped; the step is read
 /// from the block, as the smallest non-zero magnitude or difference between neighbours among the
-/// samples not held at the peak (none when all are, as in a square wave). At 16 steps a noise's peak value holds under 0.4 %
-/// of the block. Where the clipping lies does not matter: an amplifier that clips before the
-/// level is turned down leaves its flat tops at -46 dBFS as well (before, a fixed -30 dBFS floor
-/// stood here, and such a recording read unclipped).
+/// samples not held at the peak (none when all are, as in a square wave). At 16 steps a noise's
+/// peak value holds under 0.4 % of the block. Where the clipping lies does not matter: an
+/// amplifier that clips before the level is turned down leaves its flat tops at -46 dBFS as well
+/// (before, a fixed -30 dBFS floor stood here, and such a recording read unclipped).
 ///
 /// ``clippedShare(from:to:)`` reads the share over any span of the last `memoryTime` (default
 /// 2 s) by the blocks' sample positions, so the answer does not depend on how the audio was
