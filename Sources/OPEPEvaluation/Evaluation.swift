@@ -315,11 +315,12 @@ struct FrameScore {
     private(set) var gaugeDelays: [Double] = []
     private var lastHeardFlutterStart: Double?
     private var liveOutside = 0
-    /// An error above this share of the true pitch is a gross one (20 %).
-    static let grossErrorShare = 0.2
     private var liveOutsideWithPitch = 0
     private var gaugePitches = 0
     private var gaugeGross = 0
+
+    /// An error above this share of the true pitch is a gross one (20 %).
+    static let grossErrorShare = 0.2
 
     init(truth: GroundTruth, settling: Double, window: Double, frameInterval: Double) {
         self.truth = truth

@@ -70,19 +70,19 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 ///    gain control turned up for the room between breaths; breaths heard as they are read
 ///    0.6-1.9 dB). Gain control lifts the room and flattens the flutter, so it would otherwise
 ///    be named noise or distance, with the wrong advice;
-/// 4. a signal-to-noise ratio, breath over the room, under `noisyMarginDB` (default 18 dB: on the
+/// 4. ``SignalProblem/tooFar`` when the modulation depth, undiluted by the room's noise, is under
+///    `shallowModulation` (default 0.2; the tracker needs 0.1, a device near the phone modulates
+///    its sound 0.4-1). Steady noise `N` under a breath `S` dilutes the depth the tracker reads
+///    by `S / (S + N)`, so the depth is taken times `1 + N / S` (from the ratio in 5), and when
+///    even that is shallow the phone is too far whatever the noise: the noise cannot explain it
+///    (on the first 400 random tuning sessions, frames re-decided from their averages: a drawn
+///    cause given in 4 more of the 160 cases under 95 % that drew one, a costly one in 6 more of
+///    109, than with the noise judged first);
+/// 5. a signal-to-noise ratio, breath over the room, under `noisyMarginDB` (default 18 dB: on the
 ///    random tuning corpus, sessions whose continuous interference lies within 15 dB of a nominal
 ///    exhalation read 8-20 dB there, clear ones 18-30 dB): ``SignalProblem/tooNoisy`` when the
 ///    room is above `quietRoomDBFS` (default -55 dBFS, above a quiet room and a phone
-///    microphone's own noise), ``SignalProblem/tooQuiet`` when below; unless the noise does not
-///    explain a shallow flutter (next);
-/// 5. ``SignalProblem/tooFar`` when the modulation depth, undiluted by the room's noise, is under
-///    `shallowModulation` (default 0.2; the tracker needs 0.1, a device near the phone modulates
-///    its sound 0.4-1). Steady noise `N` under a breath `S` dilutes the depth the tracker reads
-///    by `S / (S + N)`, so the depth is taken times `1 + N / S` (from the ratio in 4), and when
-///    even that is shallow the phone is too far whatever the noise (on the first 400 random
-///    tuning sessions, frames re-decided from their averages: a drawn cause given in 4 more of
-///    the 160 cases under 95 % that drew one, a costly one in 6 more of 109);
+///    microphone's own noise), ``SignalProblem/tooQuiet`` when below;
 /// 6. otherwise ``SignalProblem/noFlutter``.
 ///
 /// A *warning* for the patient stands once a sound has gone on for `patience` (default 1.2 s: a
@@ -331,10 +331,10 @@ public struct SignalCheck {
             return Finding(problem: .gainControl, measure: overshoot)
         }
         let undiluted = modulation * (1 + power(10, -(ratioDB ?? .infinity) / 10))
-        if let ratioDB, let roomDB, ratioDB < c.noisyMarginDB, undiluted >= c.shallowModulation {
+        if undiluted < c.shallowModulation { return Finding(problem: .tooFar, measure: undiluted) }
+        if let ratioDB, let roomDB, ratioDB < c.noisyMarginDB {
             return Finding(problem: roomDB > c.quietRoomDBFS ? .tooNoisy : .tooQuiet, measure: ratioDB)
         }
-        if undiluted < c.shallowModulation { return Finding(problem: .tooFar, measure: undiluted) }
         return nil
     }
 
