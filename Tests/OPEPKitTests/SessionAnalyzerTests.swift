@@ -95,6 +95,26 @@ final class SessionAnalyzerTests: XCTestCase {
         }
     }
 
+    /// A session turned down until its exhalations are half an 8-bit step loud, then rounded to
+    /// 8 bits, has its breaths' ratio read over their own rounding noise, not over the digital
+    /// silence between them, and the frames it loses named too quiet. Turned down as far
+    /// without the rounding, its breaths stand as far over the room as before.
+    func testABreathMaskedByItsOwnRoundingIsTooQuiet() throws {
+        let session = TestSession(sampleRate: 16000, sets: 1, breathsPerSet: 4)
+        let exhaling = session.exhalations.flatMap { session.samples[Int($0.start * 16000)..<Int($0.end * 16000)] }
+        let rms = (exhaling.reduce(0) { $0 + $1 * $1 } / Float(exhaling.count)).squareRoot()
+        let quiet = session.samples.map { $0 * 0.5 / 127 / rms }
+        let rounded = try analyse(quiet.map { ($0 * 127).rounded() / 127 }, sampleRate: 16000)
+        let named = rounded.frames.filter { $0.exhaling && $0.pitch == nil }.compactMap(\.signal)
+        XCTAssertGreaterThan(named.count, 30)
+        XCTAssertGreaterThan(Double(named.filter { $0 == .tooQuiet }.count), 0.8 * Double(named.count))
+        let fine = try analyse(quiet, sampleRate: 16000)
+        for (coarse, clear) in zip(try XCTUnwrap(rounded.report).breaths, try XCTUnwrap(fine.report).breaths) {
+            XCTAssertLessThan(try XCTUnwrap(coarse.signal?.snrDB), 10, "breath \(coarse.index)")
+            XCTAssertGreaterThan(try XCTUnwrap(clear.signal?.snrDB), 30, "breath \(clear.index)")
+        }
+    }
+
     func testFramesAndEventsAreTheSameWhateverTheChunkSplit() throws {
         let session = TestSession(sampleRate: 8000, sets: 1, breathsPerSet: 2)
         let whole = try analyse(session.samples, sampleRate: 8000)

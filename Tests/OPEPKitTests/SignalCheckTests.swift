@@ -112,6 +112,44 @@ final class BandMeterTests: XCTestCase {
     }
 }
 
+final class RoundingMeterTests: XCTestCase {
+    private func step(of samples: [Float], sampleRate: Double = 16000, chunks: [Int]? = nil) -> Float? {
+        var meter = RoundingMeter(sampleRate: sampleRate)
+        feed(samples, in: chunks) { meter.process($0) }
+        return meter.step
+    }
+
+    /// Sound rounded to 8 bits reads one 8-bit step however loud it is, the same sound scaled
+    /// after the rounding reads the scaled step, and sound never rounded reads a step far below
+    /// any 16-bit one; silence has none.
+    func testItReadsTheStepTheSoundWasRoundedTo() throws {
+        let noise = TestSignals.noise(sampleRate: 16000, duration: 1.5, rms: 0.1)
+        for gain: Float in [0.02, 0.3, 3] {
+            let rounded = noise.map { ($0 * gain * 127).rounded() / 127 }
+            XCTAssertEqual(try XCTUnwrap(step(of: rounded)), 1 / 127, accuracy: 1e-7, "gain \(gain)")
+            XCTAssertEqual(try XCTUnwrap(step(of: rounded.map { $0 * 0.5 })), 0.5 / 127, accuracy: 1e-7)
+        }
+        XCTAssertLessThan(try XCTUnwrap(step(of: noise)), 1e-4, "the closest of 4000 samples: 70 dB under the sound")
+        XCTAssertNil(step(of: [Float](repeating: 0, count: 16000)))
+        XCTAssertNil(step(of: [Float](repeating: .nan, count: 16000)), "no finite sample, no step")
+    }
+
+    /// The same audio in one block, sample by sample and in odd chunks reads the same; a coarse
+    /// passage is forgotten after the meter's memory.
+    func testTheStepDoesNotDependOnTheChunksAndIsForgotten() throws {
+        let noise = TestSignals.noise(sampleRate: 16000, duration: 1.5, rms: 0.1)
+        let whole = step(of: noise)
+        XCTAssertNotNil(whole)
+        XCTAssertEqual(step(of: noise, chunks: [1]), whole)
+        XCTAssertEqual(step(of: noise, chunks: [7, 1000, 33, 160, 3]), whole)
+        let coarse = noise.map { ($0 * 127).rounded() / 127 }
+        XCTAssertEqual(try XCTUnwrap(step(of: noise + coarse)), 1 / 127, accuracy: 1e-7)
+        XCTAssertLessThan(try XCTUnwrap(step(of: coarse + noise)), 1e-4, "1.5 s later only the fine sound counts")
+        let silence = [Float](repeating: 0, count: 32000)
+        XCTAssertEqual(try XCTUnwrap(step(of: coarse + silence)), 1 / 127, accuracy: 1e-7, "digital silence tells nothing")
+    }
+}
+
 final class SignalCheckTests: XCTestCase {
     private let frame = 0.01
 
@@ -168,6 +206,28 @@ final class SignalCheckTests: XCTestCase {
         var slightOvershoot = try check()
         XCTAssertEqual(run(&slightOvershoot, 2, sound(modulation: 0.1, overshoot: 2.9)).last?.reason?.problem, .tooFar)
         XCTAssertEqual(SignalCheck.signalToNoise(levelDB: -20, roomDB: -30), 9.54, accuracy: 0.01)
+    }
+
+    /// A sound a few rounding steps loud is too quiet, its ratio taken over the rounding noise
+    /// however silent the room between sounds; a room louder than the rounding is still noise.
+    func testASoundMaskedByItsOwnRoundingIsTooQuiet() throws {
+        func observation(room: Double, rounding: Double?) -> SignalCheck.Observation {
+            var o = sound(level: -50, room: room)
+            o.roundingDB = rounding
+            return o
+        }
+        var rounded = try check()
+        let reason = try XCTUnwrap(run(&rounded, 2, observation(room: -120, rounding: -53)).last?.reason)
+        XCTAssertEqual(reason.problem, .tooQuiet)
+        let floor = SignalCheck.noiseFloor(roomDB: -120, roundingDB: -53)
+        XCTAssertEqual(floor, -53, accuracy: 0.01)
+        XCTAssertEqual(reason.measure, SignalCheck.signalToNoise(levelDB: -50, roomDB: floor), accuracy: 1e-9)
+        var noisy = try check()
+        XCTAssertEqual(run(&noisy, 2, observation(room: -52, rounding: -53)).last?.reason?.problem, .tooNoisy)
+        var fine = try check()
+        XCTAssertEqual(run(&fine, 2, observation(room: -120, rounding: -101)).last?.reason?.problem, .noFlutter, "16-bit rounding under a breath at -50 dBFS")
+        var unknown = try check()
+        XCTAssertEqual(run(&unknown, 2, observation(room: -120, rounding: nil)).last?.reason?.problem, .noFlutter)
     }
 
     /// No reason while nothing sounds or the flutter is heard; a warning waits for the patience,

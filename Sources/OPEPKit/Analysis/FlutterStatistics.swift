@@ -57,19 +57,20 @@ struct FlutterStatistics {
         bandFrames += other.bandFrames
     }
 
-    /// The frames' mean level (power), modulation depth, clipped share and upper frequency, with
-    /// the check's verdict; nil without frames.
-    func signal(roomDB: Double?, check: SignalCheck.Configuration) -> SignalFigures? {
+    /// The frames' mean level (power) over the room's and the rounding's noise, modulation depth,
+    /// clipped share and upper frequency, with the check's verdict; nil without frames.
+    func signal(roomDB: Double?, roundingDB: Double?, check: SignalCheck.Configuration) -> SignalFigures? {
         guard frames > 0 else { return nil }
         let n = Double(frames)
         let levelDB = 10 * logarithm10(max(levelPower / n, 1e-14))
+        let floorDB = roomDB.map { SignalCheck.noiseFloor(roomDB: $0, roundingDB: roundingDB) }
         var figures = SignalFigures(
-            snrDB: roomDB.map { (SignalCheck.signalToNoise(levelDB: levelDB, roomDB: $0) * 10).rounded() / 10 },
+            snrDB: floorDB.map { (SignalCheck.signalToNoise(levelDB: levelDB, roomDB: $0) * 10).rounded() / 10 },
             modulation: modulationSum / n,
             clippedShare: clippedSum / n, upperFrequencyHz: bandFrames > 0 ? (bandSum / Double(bandFrames)).rounded() : nil,
             problem: nil)
         figures.problem = SignalCheck.verdict(
-            on: figures, roomDB: roomDB, flutterShare: flutterShare, unmeasured: unmeasuredFrames, configuration: check)
+            on: figures, roomDB: roomDB, roundingDB: roundingDB, flutterShare: flutterShare, unmeasured: unmeasuredFrames, configuration: check)
         return figures
     }
 

@@ -71,6 +71,9 @@ public struct SessionAnalyzer {
     private var detector: ExhalationDetector
     private var clips: ClipMeter
     private var bands: BandMeter
+    private var roundings: RoundingMeter
+    /// The share of a white noise's power at the input that reaches a frame's level.
+    private let whiteNoiseGain: Double
     private var overshoots: OnsetOvershootMeter
     private var signalCheck: SignalCheck
     private let pitchAverage: CentredPitchAverage
@@ -107,6 +110,8 @@ public struct SessionAnalyzer {
         detector = try ExhalationDetector(configuration: configuration.detector, frameInterval: tracker.frameInterval)
         clips = ClipMeter(sampleRate: configuration.sampleRate)
         bands = BandMeter(sampleRate: configuration.sampleRate)
+        roundings = RoundingMeter(sampleRate: configuration.sampleRate)
+        whiteNoiseGain = tracker.whiteNoiseGain
         overshoots = OnsetOvershootMeter(frameInterval: tracker.frameInterval)
         signalCheck = try SignalCheck(configuration: configuration.signal, frameInterval: tracker.frameInterval)
         halfSpan = configuration.tracker.analysisDuration / 2
@@ -126,6 +131,7 @@ public struct SessionAnalyzer {
         detector.reset()
         clips.reset()
         bands.reset()
+        roundings.reset()
         overshoots.reset()
         signalCheck.reset()
         pendingCount = 0
@@ -155,6 +161,7 @@ public struct SessionAnalyzer {
             let slice = UnsafeBufferPointer(rebasing: samples[start..<min(samples.count, start + sliceLength)])
             clips.process(slice)
             bands.process(slice)
+            roundings.process(slice)
             running.process(slice, analysingWhen: { shouldAnalyse(energy: $0) }) { frame in
                 accept(frame, onOutput: onOutput)
             }
@@ -223,11 +230,20 @@ public struct SessionAnalyzer {
         let verdict = signalCheck.process(SignalCheck.Observation(
             levelDB: level, roomDB: detector.backgroundDB, sounding: detector.isListening, pitched: frame.pitch != nil,
             modulation: frame.modulation, clippedShare: clippedShare, upperFrequencyHz: band,
-            onsetOvershootDB: overshoots.overshootDB))
+            onsetOvershootDB: overshoots.overshootDB, roundingDB: detector.isListening ? roundingDB : nil))
         pending[index % pending.count].signal = verdict.reason?.problem
         pending[index % pending.count].warning = verdict.warning?.problem
         onOutput(.live(withPressure(pending[index % pending.count], exhaling: detector.isExhaling)))
         while frameCount - finalCount > detector.decisionDelay { finalize(onOutput: onOutput) }
+    }
+
+    /// The level the recording's rounding adds to a sound, as a frame's level is measured, in dB
+    /// full scale (nil when no sample was heard): a white noise of the quantisation step's power
+    /// `q² / 12` through the tracker's front end.
+    private var roundingDB: Double? {
+        guard let step = roundings.step else { return nil }
+        let q = Double(step)
+        return 10 * logarithm10(q * q / 12 * whiteNoiseGain)
     }
 
     /// The frame with its pressure and zone filled in from its pitch.
@@ -335,7 +351,7 @@ public struct SessionAnalyzer {
             minPressure: s.lowestPressure, maxPressure: s.highestPressure, meanPitch: s.meanPitch,
             shareInTarget: s.zoneShares?.within, flutterShare: s.flutterShare,
             unmeasured: s.unmeasuredFrames.scaled(by: frameInterval),
-            signal: s.signal(roomDB: detector.backgroundDB, check: signalCheck.configuration))
+            signal: s.signal(roomDB: detector.backgroundDB, roundingDB: roundingDB, check: signalCheck.configuration))
         breaths.append(record)
         setBreaths.append(record)
         setStatistics.add(s)

@@ -40,7 +40,9 @@ public struct Breath: Sendable, Hashable {
 /// the placement check shows the patient after one breath, and the physiotherapist beside each
 /// breath.
 public struct SignalFigures: Sendable, Hashable {
-    /// The sound's level over the room's (the median level between exhalations) before it, to 0.1 dB
+    /// The sound's level over the noise before it: the room's (the median level between
+    /// exhalations) with the recording's rounding (``RoundingMeter``; documents made before
+    /// 2026-11-27 read the room's alone), to 0.1 dB
     /// (so that every platform's logarithm writes the same document; nil before the room was heard).
     public var snrDB: Double?
     /// The tracker's modulation depth of the sound (a device near the phone gives 0.4-1).

@@ -82,7 +82,11 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 ///    random tuning corpus, sessions whose continuous interference lies within 15 dB of a nominal
 ///    exhalation read 8-20 dB there, clear ones 18-30 dB): ``SignalProblem/tooNoisy`` when the
 ///    room is above `quietRoomDBFS` (default -55 dBFS, above a quiet room and a phone
-///    microphone's own noise), ``SignalProblem/tooQuiet`` when below;
+///    microphone's own noise), ``SignalProblem/tooQuiet`` when below. The noise is the room's
+///    with the recording's own rounding (``RoundingMeter``: a white noise of the quantisation
+///    step's power through the tracker's front end), which sounds only while a sound goes on and
+///    so is never in the room's level: a breath a few 8-bit steps loud over a silent room is
+///    masked by it. When the rounding is the louder, the breath is too quiet whatever the room;
 /// 6. otherwise ``SignalProblem/noFlutter``.
 ///
 /// A *warning* for the patient stands once a sound has gone on for `patience` (default 1.2 s: a
@@ -202,6 +206,9 @@ public struct SignalCheck {
         /// How far the session's exhalations overshoot their level as they start, in dB, when
         /// known (``OnsetOvershootMeter``).
         public var onsetOvershootDB: Double? = nil
+        /// The level the recording's rounding adds to a sound, in dB full scale as the sound's
+        /// level is measured, when known (``RoundingMeter``).
+        public var roundingDB: Double? = nil
     }
 
     public let configuration: Configuration
@@ -215,8 +222,9 @@ public struct SignalCheck {
     private var flutterFrames = 0
     private var measured = 1.0
     private var sinceCause = 0
-    private var means = (level: 0.0, room: 0.0, modulation: 0.0, clipped: 0.0, band: 0.0)
+    private var means = (level: 0.0, room: 0.0, rounding: 0.0, modulation: 0.0, clipped: 0.0, band: 0.0)
     private var bandFrames = 0
+    private var roundingFrames = 0
     /// Frames in a row without a sound that were clipped, and that were silent.
     private var clippedQuietFrames = 0
     private var silentFrames = 0
@@ -238,8 +246,9 @@ public struct SignalCheck {
         flutterFrames = 0
         measured = 1
         sinceCause = 0
-        means = (0, 0, 0, 0, 0)
+        means = (0, 0, 0, 0, 0, 0)
         bandFrames = 0
+        roundingFrames = 0
         clippedQuietFrames = 0
         silentFrames = 0
         warning = nil
@@ -274,6 +283,7 @@ public struct SignalCheck {
             soundFrames = 0
             flutterFrames = 0
             bandFrames = 0
+            roundingFrames = 0
             measured = 1
         }
         wasSounding = true
@@ -287,6 +297,10 @@ public struct SignalCheck {
         if let band = observation.upperFrequencyHz {
             bandFrames += 1
             means.band += max(mix, 1 / Double(bandFrames)) * (band - means.band)
+        }
+        if let rounding = observation.roundingDB {
+            roundingFrames += 1
+            means.rounding += max(mix, 1 / Double(roundingFrames)) * (rounding - means.rounding)
         }
         if flutterFrames > 0 || observation.pitched {
             flutterFrames += 1
@@ -312,18 +326,26 @@ public struct SignalCheck {
         return 10 * logarithm10(max(excess, 1e-6))
     }
 
+    /// The level of a sound's noise: the room's and the recording's rounding together, in dB.
+    static func noiseFloor(roomDB: Double, roundingDB: Double?) -> Double {
+        guard let roundingDB else { return roomDB }
+        return 10 * logarithm10(power(10, roomDB / 10) + power(10, roundingDB / 10))
+    }
+
     /// The first condition that keeps the sound as it is now from being measured well, if any.
     private func condition(onsetOvershootDB: Double?) -> Finding? {
-        Self.condition(
-            clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, roomDB: means.room),
+        let rounding = roundingFrames > 0 ? means.rounding : nil
+        let floor = Self.noiseFloor(roomDB: means.room, roundingDB: rounding)
+        return Self.condition(
+            clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, roomDB: floor),
             roomDB: means.room, modulation: means.modulation, upperFrequencyHz: bandFrames > 0 ? means.band : nil,
-            onsetOvershootDB: onsetOvershootDB, configuration: configuration)
+            onsetOvershootDB: onsetOvershootDB, roundingDB: rounding, configuration: configuration)
     }
 
     /// The first condition (in the order above) that a sound with these averages meets, if any.
     static func condition(
         clippedShare: Double, ratioDB: Double?, roomDB: Double?, modulation: Double, upperFrequencyHz: Double?,
-        onsetOvershootDB: Double? = nil, configuration c: Configuration
+        onsetOvershootDB: Double? = nil, roundingDB: Double? = nil, configuration c: Configuration
     ) -> Finding? {
         if clippedShare >= c.clippedShareLimit { return Finding(problem: .clipped, measure: clippedShare) }
         if let band = upperFrequencyHz, band < c.narrowBandHz { return Finding(problem: .bandLimited, measure: band) }
@@ -333,7 +355,8 @@ public struct SignalCheck {
         let undiluted = modulation * (1 + power(10, -(ratioDB ?? .infinity) / 10))
         if undiluted < c.shallowModulation { return Finding(problem: .tooFar, measure: undiluted) }
         if let ratioDB, let roomDB, ratioDB < c.noisyMarginDB {
-            return Finding(problem: roomDB > c.quietRoomDBFS ? .tooNoisy : .tooQuiet, measure: ratioDB)
+            let noisy = roomDB > c.quietRoomDBFS && roomDB >= roundingDB ?? -.infinity
+            return Finding(problem: noisy ? .tooNoisy : .tooQuiet, measure: ratioDB)
         }
         return nil
     }
@@ -343,14 +366,14 @@ public struct SignalCheck {
     /// otherwise the condition its averages meet, else the reason given for most of its time
     /// without a pitch, else ``SignalProblem/noFlutter``.
     public static func verdict(
-        on figures: SignalFigures, roomDB: Double?, flutterShare: Double, unmeasured: UnmeasuredTime,
-        configuration: Configuration
+        on figures: SignalFigures, roomDB: Double?, roundingDB: Double? = nil, flutterShare: Double,
+        unmeasured: UnmeasuredTime, configuration: Configuration
     ) -> SignalProblem? {
         if figures.clippedShare >= configuration.clippedShareLimit { return .clipped }
         guard flutterShare < configuration.measuredShare else { return nil }
         let averages = condition(
             clippedShare: figures.clippedShare, ratioDB: figures.snrDB, roomDB: roomDB, modulation: figures.modulation,
-            upperFrequencyHz: figures.upperFrequencyHz, configuration: configuration)
+            upperFrequencyHz: figures.upperFrequencyHz, roundingDB: roundingDB, configuration: configuration)
         return averages?.problem ?? unmeasured.reasons.first ?? .noFlutter
     }
 }

@@ -44,6 +44,9 @@ struct AudioEnergyFrontEnd {
     let averageLength: Int
     /// Delay from input to energy, in input samples, of the grouping and the high-pass.
     let delay: Double
+    /// The share of a white noise's power at the input that reaches the plain energy: a group's
+    /// mean keeps `1 / R` of it, the high-pass `1 - 1 / L`.
+    var whiteNoiseGain: Double { (1 - 1 / Double(averageLength)) / Double(groupLength) }
     /// Whether the whitened energy is made (otherwise it is the plain energy).
     var whitens: Bool { predictor != nil }
 

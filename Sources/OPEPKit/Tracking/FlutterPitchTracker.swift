@@ -250,6 +250,9 @@ public struct FlutterPitchTracker {
     /// How far the newest frame's time lies behind the newest input sample, in seconds.
     public let latency: Double
 
+    /// The share of a white noise's power at the input that reaches a frame's ``Frame/energy``.
+    public var whiteNoiseGain: Double { frontEnd.whiteNoiseGain }
+
     private var frontEnd: AudioEnergyFrontEnd
     /// The whitened energy of a slice, then the envelope made of it.
     private var energies: [Float]
