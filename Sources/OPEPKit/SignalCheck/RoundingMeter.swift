@@ -15,7 +15,8 @@
 /// `measuredDuration` (default 10 ms) is measured, eight lanes at a time; ``step`` is the smallest
 /// over the last `memoryTime` (default 1 s) of blocks that held a non-zero sample (a sound
 /// rounded to 8 bits leaves digital silence between breaths, which says nothing of the step), so
-/// the answer does not depend on how the audio was split into chunks. Less than an operation per sample; no allocation after set-up.
+/// the answer does not depend on how the audio was split into chunks. Less than an operation per
+/// sample; no allocation after set-up.
 struct RoundingMeter {
     /// The defaults: blocks of 40 ms, the first 10 ms of each measured, 1 s of memory.
     static let blockDuration = 0.04
