@@ -9,8 +9,8 @@
 /// of its samples there. A coarsely quantised recording repeats its peak value by itself when
 /// its peak is only a few steps high (quiet 8-bit sound), so a block whose peak lies under
 /// `fewestSteps` (default 16) of its own quantisation steps counts as unclipped; the step is read
-/// from the block, as the smallest non-zero magnitude or difference between neighbours among the
-/// samples not held at the peak (none when all are, as in a square wave). At 16 steps a noise's
+/// from the block by ``QuantisationStep``, among the samples not held at the peak (none when all
+/// are, as in a square wave). At 16 steps a noise's
 /// peak value holds under 0.4 % of the block. Where the clipping lies does not matter: an
 /// amplifier that clips before the level is turned down leaves its flat tops at -46 dBFS as well
 /// (before, a fixed -30 dBFS floor stood here, and such a recording read unclipped).
@@ -101,23 +101,7 @@ struct ClipMeter {
         }
         var total = held.wrappedSum()
         for k in i..<count where abs(x[k]) >= threshold { total &+= 1 }
-        guard total > 1, let step = quantisationStep(x, count: count, below: threshold, peak: peak) else { return total }
+        guard total > 1, let step = QuantisationStep.smallest(x, count: count, below: threshold) else { return total }
         return peak >= fewestSteps * step ? total : 0
-    }
-
-    /// The quantisation step of the block's samples under `threshold`: the smallest of their
-    /// non-zero magnitudes and of the non-zero differences between neighbours among them (`peak`
-    /// when they are all zero, the block holding only zero and its peak); nil when every sample
-    /// is held at the peak.
-    private static func quantisationStep(_ x: UnsafePointer<Float>, count: Int, below threshold: Float, peak: Float) -> Float? {
-        var step = Float.infinity
-        var under = false
-        for k in 0..<count where abs(x[k]) < threshold {
-            under = true
-            if x[k] != 0 { step = min(step, abs(x[k])) }
-            if k > 0, abs(x[k - 1]) < threshold, x[k] != x[k - 1] { step = min(step, abs(x[k] - x[k - 1])) }
-        }
-        guard under else { return nil }
-        return step.isFinite ? step : peak
     }
 }

@@ -5,14 +5,13 @@
 /// noise of power `q² / 12` wherever a sound goes on, and none between sounds when the room lies
 /// under half a step (rounded to zero there). The room's level, read between sounds, does not
 /// show it, so a breath a few steps loud would read as clear above a silent room while its own
-/// rounding masks the flutter. The step is the smallest non-zero magnitude of a sample or
-/// difference between neighbours: for rounded sound exactly one step (or a multiple, never
-/// less). Sound never rounded (float, or rounded and then filtered, as by a lossy codec) reads
-/// the closest two of its thousands of samples, about 70 dB under its level: a noise that small
-/// changes no verdict.
+/// rounding masks the flutter. The step is read by ``QuantisationStep``: for rounded sound
+/// exactly one step (or a multiple, never less). Sound never rounded (float, or rounded and then
+/// filtered, as by a lossy codec) reads the closest two of its thousands of samples, about 70 dB
+/// under its level: a noise that small changes no verdict.
 ///
 /// The audio is read in blocks of `blockDuration` (default 40 ms) of which the first
-/// `measuredDuration` (default 10 ms) is measured, eight lanes at a time; ``step`` is the smallest
+/// `measuredDuration` (default 10 ms) is measured; ``step`` is the smallest
 /// over the last `memoryTime` (default 1 s) of blocks that held a non-zero sample (a sound
 /// rounded to 8 bits leaves digital silence between breaths, which says nothing of the step), so
 /// the answer does not depend on how the audio was split into chunks. Less than an operation per
@@ -50,8 +49,7 @@ struct RoundingMeter {
     mutating func process(_ samples: UnsafeBufferPointer<Float>) {
         let measured = measuredLength
         blocks.process(samples) { block in
-            let step = Self.smallestStep(block, count: measured)
-            guard step.isFinite else { return }
+            guard let step = QuantisationStep.smallest(block, count: measured, below: .infinity), step.isFinite else { return }
             steps[blocksDone % steps.count] = step
             blocksDone += 1
         }
@@ -62,35 +60,5 @@ struct RoundingMeter {
     var step: Float? {
         let smallest = steps.min() ?? .infinity
         return smallest.isFinite ? smallest : nil
-    }
-
-    /// The key of infinity (see below): keys from it up are infinity, NaN or zero.
-    private static let infinityKey = Int32(bitPattern: Float.infinity.bitPattern) &- 1
-
-    /// The smallest non-zero, finite magnitude among the first `count` samples and the
-    /// differences between neighbours within them (infinity when there is none), eight lanes at
-    /// a time. A magnitude's bits less one, with the sign bit cleared, order the non-zero finite
-    /// magnitudes as they are and put zero, infinity and NaN above every one of them: a plain
-    /// integer minimum.
-    private static func smallestStep(_ x: UnsafePointer<Float>, count: Int) -> Float {
-        let raw = UnsafeRawPointer(x), stride = MemoryLayout<Float>.stride
-        let magnitude = SIMD8<Int32>(repeating: Int32.max)
-        @inline(__always) func key(_ bits: SIMD8<Int32>) -> SIMD8<Int32> { ((bits & magnitude) &- 1) & magnitude }
-        @inline(__always) func key(_ value: Float) -> Int32 { ((Int32(bitPattern: value.bitPattern) & Int32.max) &- 1) & Int32.max }
-        var least = SIMD8<Int32>(repeating: Int32.max)
-        var i = 1
-        while i &+ 8 <= count {
-            let now = raw.loadUnaligned(fromByteOffset: i &* stride, as: SIMD8<Float>.self)
-            let before = raw.loadUnaligned(fromByteOffset: (i &- 1) &* stride, as: SIMD8<Float>.self)
-            let a = key(unsafeBitCast(now, to: SIMD8<Int32>.self))
-            let d = key(unsafeBitCast(now - before, to: SIMD8<Int32>.self))
-            least.replace(with: a, where: a .< least)
-            least.replace(with: d, where: d .< least)
-            i &+= 8
-        }
-        var result = least.min()
-        result = min(result, key(x[0]))
-        for k in i..<count { result = min(result, key(x[k]), key(x[k] - x[k - 1])) }
-        return result < Self.infinityKey ? Float(bitPattern: UInt32(result) &+ 1) : .infinity
     }
 }

@@ -355,7 +355,7 @@ public struct SignalCheck {
         let undiluted = modulation * (1 + power(10, -(ratioDB ?? .infinity) / 10))
         if undiluted < c.shallowModulation { return Finding(problem: .tooFar, measure: undiluted) }
         if let ratioDB, let roomDB, ratioDB < c.noisyMarginDB {
-            let noisy = roomDB > c.quietRoomDBFS && roomDB >= roundingDB ?? -.infinity
+            let noisy = roomDB > c.quietRoomDBFS && roomDB >= (roundingDB ?? -.infinity)
             return Finding(problem: noisy ? .tooNoisy : .tooQuiet, measure: ratioDB)
         }
         return nil
