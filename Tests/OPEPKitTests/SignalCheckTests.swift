@@ -205,6 +205,17 @@ final class SignalCheckTests: XCTestCase {
         XCTAssertEqual(run(&noOvershootYet, 2, sound(modulation: 0.1, overshoot: nil)).last?.reason?.problem, .tooFar)
         var slightOvershoot = try check()
         XCTAssertEqual(run(&slightOvershoot, 2, sound(modulation: 0.1, overshoot: 2.9)).last?.reason?.problem, .tooFar)
+        func risen(_ rise: Double?, overshoot: Double = 1) -> SignalCheck.Observation {
+            var o = sound(level: -40, room: -45, modulation: 0.1, overshoot: overshoot)
+            o.roomRiseDB = rise
+            return o
+        }
+        var rising = try check()
+        XCTAssertEqual(run(&rising, 2, risen(4)).last?.reason, SignalCheck.Finding(problem: .gainControl, measure: 4), "the room's rise alone")
+        var both = try check()
+        XCTAssertEqual(run(&both, 2, risen(4, overshoot: 5)).last?.reason, SignalCheck.Finding(problem: .gainControl, measure: 5), "the overshoot first")
+        var slightRise = try check()
+        XCTAssertEqual(run(&slightRise, 2, risen(1.9)).last?.reason?.problem, .tooFar)
         XCTAssertEqual(SignalCheck.signalToNoise(levelDB: -20, roomDB: -30), 9.54, accuracy: 0.01)
     }
 
@@ -316,6 +327,8 @@ final class SignalCheckTests: XCTestCase {
         XCTAssertTrue(run(&check, 0.5, sound(pitched: true)).allSatisfy { $0.reason == nil }, "a sound ends the run")
         let old = try JSONDecoder().decode(SignalCheck.Configuration.self, from: Data(#"{"patience": 1.2}"#.utf8))
         XCTAssertEqual(old.silentDBFS, -140, "settings stored before it read a level no frame lies under")
+        XCTAssertEqual(old.gainControlRoomRiseDB, 120, "settings stored before it read a rise no room makes")
+        XCTAssertEqual(SignalCheck.Configuration().gainControlRoomRiseDB, 2)
     }
 
     /// The measures restart with each sound: a clipped sound does not taint the next one.
@@ -350,6 +363,9 @@ final class SignalCheckTests: XCTestCase {
     func testSettingsOutOfRangeAreNamed() {
         XCTAssertThrowsError(try check { $0.memoryTime = 0 }) { error in
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "signal.memoryTime")
+        }
+        XCTAssertThrowsError(try check { $0.gainControlRoomRiseDB = -1 }) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "signal.gainControlRoomRiseDB")
         }
     }
 }
@@ -419,5 +435,83 @@ final class OnsetOvershootMeterTests: XCTestCase {
         XCTAssertNil(meter.overshootDB)
         for _ in 0..<12 { breathe(&meter, pumped()) }
         XCTAssertEqual(meter.overshootDB ?? .nan, 6.5, accuracy: 0.3, "the last nine")
+    }
+}
+
+final class RoomRiseMeterTests: XCTestCase {
+    private let frame = 0.01
+    private var random = SeededGenerator(seed: 23)
+
+    /// Feeds a 2 s exhalation at -20 dB, then a pause of `seconds` whose level at `t` seconds
+    /// into it is `room(t)` with ±1 dB of seeded jitter.
+    private func breathe(_ meter: inout RoomRiseMeter, pause seconds: Double = 2.5, room: (Double) -> Double) {
+        for _ in 0..<200 { meter.process(levelDB: -20, exhaling: true) }
+        for i in 0..<Int((seconds / frame).rounded()) {
+            meter.process(levelDB: room(Double(i) * frame) + Double.random(in: -1...1, using: &random), exhaling: false)
+        }
+    }
+
+    /// A gain control giving 10 dB back with a release of 1 s after each breath: the room reads
+    /// its gain's return between 0.3-0.8 s and the pause's last 0.5 s.
+    private func released(_ t: Double) -> Double { -60 - 10 * exp(-t) }
+
+    func testAGainControlsReleaseIsMeasuredOnceThreePausesWere() {
+        var meter = RoomRiseMeter(frameInterval: frame)
+        for _ in 0..<3 {
+            XCTAssertNil(meter.riseDB, "fewer than three pauses")
+            breathe(&meter, room: released)
+        }
+        XCTAssertNil(meter.riseDB, "two pauses: the third counts once the next exhalation starts")
+        breathe(&meter, room: released)
+        // 10 dB · (e^-0.3 … e^-0.8, its quietest 10 %) against 10 dB · e^-2.5 … e^-2.0 (its quietest 10 %).
+        let expected = 10 * (exp(-0.35) - exp(-2.05))
+        XCTAssertEqual(meter.riseDB ?? .nan, expected, accuracy: 1)
+        meter.reset()
+        XCTAssertNil(meter.riseDB)
+    }
+
+    /// A steady room reads no rise; a voice at the end of one pause in five does not move the
+    /// lower quartile.
+    func testASteadyRoomReadsNoneAndOnePauseDoesNotCount() {
+        var meter = RoomRiseMeter(frameInterval: frame)
+        for _ in 0..<5 { breathe(&meter) { _ in -60 } }
+        breathe(&meter, room: { _ in -60 })
+        XCTAssertEqual(meter.riseDB ?? .nan, 0, accuracy: 0.6)
+        var voiced = RoomRiseMeter(frameInterval: frame)
+        breathe(&voiced) { t in t > 2 ? -35 : -60 }
+        for _ in 0..<4 { breathe(&voiced) { _ in -60 } }
+        breathe(&voiced, room: { _ in -60 })
+        XCTAssertEqual(voiced.riseDB ?? .nan, 0, accuracy: 0.6)
+    }
+
+    /// Pauses under 1.5 s, and windows heard in under a fifth of their frames (digital silence of
+    /// a sound rounded to 8 bits), give no rise.
+    func testShortPausesAndUnheardWindowsGiveNone() {
+        var short = RoomRiseMeter(frameInterval: frame)
+        for _ in 0..<6 { breathe(&short, pause: 1.4, room: released) }
+        XCTAssertNil(short.riseDB)
+        var silent = RoomRiseMeter(frameInterval: frame)
+        for _ in 0..<6 { breathe(&silent) { t in t < 1 ? -140 : -60 } }
+        XCTAssertNil(silent.riseDB, "the early window digital zeros")
+        var sparse = RoomRiseMeter(frameInterval: frame)
+        for _ in 0..<6 { breathe(&sparse) { t in Int(t * 100) % 4 == 0 ? released(t) : -140 } }
+        XCTAssertEqual(sparse.riseDB ?? .nan, 10 * (exp(-0.35) - exp(-2.05)), accuracy: 1.5, "a quarter heard is enough")
+    }
+}
+
+final class RecentValuesTests: XCTestCase {
+    func testMedianAndLowerQuartileOfTheLastFew() {
+        var values = RecentValues(capacity: 5)
+        XCTAssertNil(values.median)
+        XCTAssertNil(values.lowerQuartile)
+        for value in [9.0, 1, 5, 3] { values.add(value) }
+        XCTAssertEqual(values.median, 4)
+        XCTAssertEqual(values.lowerQuartile, 3, "the second of four, sorted")
+        for value in [7.0, 2, 8] { values.add(value) }
+        XCTAssertEqual(values.count, 5)
+        XCTAssertEqual(values.median, 5, "5, 3, 7, 2, 8: 9 and 1 forgotten")
+        XCTAssertEqual(values.lowerQuartile, 3)
+        values.removeAll()
+        XCTAssertNil(values.median)
     }
 }

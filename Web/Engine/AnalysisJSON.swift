@@ -130,6 +130,7 @@ enum AnalysisJSON {
             ("shallow_modulation", .number(s.shallowModulation)),
             ("narrow_band_hz", .number(s.narrowBandHz)),
             ("gain_control_overshoot_db", .number(s.gainControlOvershootDB)),
+            ("gain_control_room_rise_db", .number(s.gainControlRoomRiseDB)),
         ])
     }
 

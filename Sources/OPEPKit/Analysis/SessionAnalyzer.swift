@@ -75,6 +75,7 @@ public struct SessionAnalyzer {
     /// The share of a white noise's power at the input that reaches a frame's level.
     private let whiteNoiseGain: Double
     private var overshoots: OnsetOvershootMeter
+    private var roomRises: RoomRiseMeter
     private var signalCheck: SignalCheck
     private let pitchAverage: CentredPitchAverage
     /// Half the audio a frame describes, in seconds.
@@ -113,6 +114,7 @@ public struct SessionAnalyzer {
         roundings = RoundingMeter(sampleRate: configuration.sampleRate)
         whiteNoiseGain = tracker.whiteNoiseGain
         overshoots = OnsetOvershootMeter(frameInterval: tracker.frameInterval)
+        roomRises = RoomRiseMeter(frameInterval: tracker.frameInterval)
         signalCheck = try SignalCheck(configuration: configuration.signal, frameInterval: tracker.frameInterval)
         halfSpan = configuration.tracker.analysisDuration / 2
         sliceLength = max(1, Int(configuration.sampleRate * ClipMeter.memoryTime / 4))
@@ -133,6 +135,7 @@ public struct SessionAnalyzer {
         bands.reset()
         roundings.reset()
         overshoots.reset()
+        roomRises.reset()
         signalCheck.reset()
         pendingCount = 0
         frameCount = 0
@@ -230,7 +233,8 @@ public struct SessionAnalyzer {
         let verdict = signalCheck.process(SignalCheck.Observation(
             levelDB: level, roomDB: detector.backgroundDB, sounding: detector.isListening, pitched: frame.pitch != nil,
             modulation: frame.modulation, clippedShare: clippedShare, upperFrequencyHz: band,
-            onsetOvershootDB: overshoots.overshootDB, roundingDB: detector.isListening ? roundingDB : nil))
+            onsetOvershootDB: overshoots.overshootDB, roundingDB: detector.isListening ? roundingDB : nil,
+            roomRiseDB: roomRises.riseDB))
         pending[index % pending.count].signal = verdict.reason?.problem
         pending[index % pending.count].warning = verdict.warning?.problem
         onOutput(.live(withPressure(pending[index % pending.count], exhaling: detector.isExhaling)))
@@ -292,6 +296,7 @@ public struct SessionAnalyzer {
             index >= 0 && index < self.frameCount ? self.pending[index % self.pending.count].pitch : nil
         }
         finalCount += 1
+        roomRises.process(levelDB: frame.levelDB, exhaling: frame.exhaling)
         if frame.exhaling {
             frame = withPressure(frame, exhaling: true)
         } else {

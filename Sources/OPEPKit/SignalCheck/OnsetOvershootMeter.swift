@@ -46,13 +46,10 @@ struct OnsetOvershootMeter {
     /// The histogram's resolution and range, in dB.
     private static let binWidth = 0.25
     private static let lowestDB = SessionFrame.lowestLevelDB
-    /// The overshoots of the last finished exhalations (a ring), how many were kept, and a
-    /// buffer to sort them in.
-    private var recent: [Double]
-    private var count = 0
-    private var sorted: [Double]
-    /// The median of `recent`, kept from the last exhalation's end.
-    private(set) var overshootDB: Double?
+    /// The overshoots of the last finished exhalations.
+    private var recent: RecentValues
+    /// Their median, from the last exhalation's end.
+    var overshootDB: Double? { recent.median }
 
     /// A meter for frames `frameInterval` seconds apart.
     init(
@@ -63,22 +60,20 @@ struct OnsetOvershootMeter {
         shortestFrames = max(onsetFrames + 1, Int((shortestExhalation / frameInterval).rounded()))
         onsetRise = onsetRiseDB
         levels = [Double](repeating: 0, count: max(shortestFrames, Int((longestSound / frameInterval).rounded())))
-        recent = [Double](repeating: 0, count: max(1, remembered))
-        sorted = recent
+        recent = RecentValues(capacity: remembered)
         histogram = [Int32](repeating: 0, count: Int(-Self.lowestDB / Self.binWidth) + 1)
     }
 
     mutating func reset() {
         endSound()
-        count = 0
-        overshootDB = nil
+        recent.removeAll()
     }
 
     /// Takes one frame: its level in dB, whether a sound is going on, and whether that sound has
     /// been taken for an exhalation.
     mutating func process(levelDB: Double, sounding: Bool, exhaling: Bool) {
         guard sounding else {
-            if self.exhaling, let overshoot = soundOvershoot() { remember(overshoot) }
+            if self.exhaling, let overshoot = soundOvershoot() { recent.add(overshoot) }
             return endSound()
         }
         if frames < levels.count { levels[frames] = levelDB }
@@ -112,24 +107,6 @@ struct OnsetOvershootMeter {
             histogram[bin] = 0
         }
         return result
-    }
-
-    private mutating func remember(_ overshoot: Double) {
-        recent[count % recent.count] = overshoot
-        count += 1
-        let n = min(count, recent.count)
-        for i in 0..<n { sorted[i] = recent[i] }
-        // Insertion sort: at most `remembered` values, once per exhalation.
-        for i in 1..<max(1, n) {
-            let value = sorted[i]
-            var j = i
-            while j > 0, sorted[j - 1] > value {
-                sorted[j] = sorted[j - 1]
-                j -= 1
-            }
-            sorted[j] = value
-        }
-        overshootDB = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
     }
 
     private mutating func endSound() {

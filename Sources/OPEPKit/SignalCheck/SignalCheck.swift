@@ -68,8 +68,10 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// 3. ``SignalProblem/gainControl`` when the session's exhalations overshoot their own level as
 ///    they start by `gainControlOvershootDB` or more (default 3 dB; ``OnsetOvershootMeter``: a
 ///    gain control turned up for the room between breaths; breaths heard as they are read
-///    0.6-1.9 dB). Gain control lifts the room and flattens the flutter, so it would otherwise
-///    be named noise or distance, with the wrong advice;
+///    0.6-1.9 dB), or the room rises across the pauses between them by `gainControlRoomRiseDB`
+///    or more (default 2 dB; ``RoomRiseMeter``: the gain given back after each breath; a room
+///    heard as it is keeps its level). Gain control lifts the room and flattens the flutter, so
+///    it would otherwise be named noise or distance, with the wrong advice;
 /// 4. ``SignalProblem/tooFar`` when the modulation depth, undiluted by the room's noise, is under
 ///    `shallowModulation` (default 0.2; the tracker needs 0.1, a device near the phone modulates
 ///    its sound 0.4-1). Steady noise `N` under a breath `S` dilutes the depth the tracker reads
@@ -144,6 +146,9 @@ public struct SignalCheck {
         /// Exhalations' onset overshoot from which the phone's gain control is named, in dB
         /// (default 3).
         public var gainControlOvershootDB: Double = 3
+        /// The room's rise across the pauses between exhalations from which the phone's gain
+        /// control is named, in dB (default 2).
+        public var gainControlRoomRiseDB: Double = 2
 
         public init() {}
 
@@ -163,7 +168,15 @@ public struct SignalCheck {
             try require(
                 gainControlOvershootDB >= 0 && gainControlOvershootDB <= 60, "signal.gainControlOvershootDB",
                 gainControlOvershootDB, "between 0 and 60 dB")
+            try require(
+                gainControlRoomRiseDB >= 0 && gainControlRoomRiseDB <= Self.riseNoRoomMakes, "signal.gainControlRoomRiseDB",
+                gainControlRoomRiseDB, "between 0 and 120 dB")
         }
+
+        /// More than the span between the quietest level counted as heard (-110 dBFS) and full
+        /// scale, so a rise no room makes: the setting of documents analysed before the room's
+        /// rise was read.
+        static let riseNoRoomMakes = 120.0
     }
 
     /// A verdict with the measure behind it.
@@ -171,8 +184,8 @@ public struct SignalCheck {
         public var problem: SignalProblem
         /// The measure that decided it, in its unit: the clipped share (0-1), the breath's ratio
         /// over the room (dB; for a microphone that hears nothing its level, dBFS), the modulation
-        /// depth (undiluted by the room's noise), the upper frequency (Hz), or the onset overshoot
-        /// (dB).
+        /// depth (undiluted by the room's noise), the upper frequency (Hz), or for gain control the
+        /// onset overshoot or, when that is under its limit, the room's rise across pauses (dB).
         public var measure: Double
     }
 
@@ -209,6 +222,9 @@ public struct SignalCheck {
         /// The level the recording's rounding adds to a sound, in dB full scale as the sound's
         /// level is measured, when known (``RoundingMeter``).
         public var roundingDB: Double? = nil
+        /// How far the room rises across the pauses between the session's exhalations, in dB,
+        /// when known (``RoomRiseMeter``).
+        public var roomRiseDB: Double? = nil
     }
 
     public let configuration: Configuration
@@ -310,7 +326,7 @@ public struct SignalCheck {
             ? soundFrames > patienceFrames
             : flutterFrames > patienceFrames && measured < configuration.warningShare
         let waiting = flutterFrames == 0 && soundFrames <= patienceFrames
-        let reason = condition(onsetOvershootDB: observation.onsetOvershootDB) ?? (observation.pitched || waiting ? nil : Finding(problem: .noFlutter, measure: means.modulation))
+        let reason = condition(onsetOvershootDB: observation.onsetOvershootDB, roomRiseDB: observation.roomRiseDB) ?? (observation.pitched || waiting ? nil : Finding(problem: .noFlutter, measure: means.modulation))
         if unmeasured {
             warning = reason ?? Finding(problem: .noFlutter, measure: means.modulation)
             sinceCause = 0
@@ -333,25 +349,26 @@ public struct SignalCheck {
     }
 
     /// The first condition that keeps the sound as it is now from being measured well, if any.
-    private func condition(onsetOvershootDB: Double?) -> Finding? {
+    private func condition(onsetOvershootDB: Double?, roomRiseDB: Double?) -> Finding? {
         let rounding = roundingFrames > 0 ? means.rounding : nil
         let floor = Self.noiseFloor(roomDB: means.room, roundingDB: rounding)
         return Self.condition(
             clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, roomDB: floor),
             roomDB: means.room, modulation: means.modulation, upperFrequencyHz: bandFrames > 0 ? means.band : nil,
-            onsetOvershootDB: onsetOvershootDB, roundingDB: rounding, configuration: configuration)
+            onsetOvershootDB: onsetOvershootDB, roomRiseDB: roomRiseDB, roundingDB: rounding, configuration: configuration)
     }
 
     /// The first condition (in the order above) that a sound with these averages meets, if any.
     static func condition(
         clippedShare: Double, ratioDB: Double?, roomDB: Double?, modulation: Double, upperFrequencyHz: Double?,
-        onsetOvershootDB: Double? = nil, roundingDB: Double? = nil, configuration c: Configuration
+        onsetOvershootDB: Double? = nil, roomRiseDB: Double? = nil, roundingDB: Double? = nil, configuration c: Configuration
     ) -> Finding? {
         if clippedShare >= c.clippedShareLimit { return Finding(problem: .clipped, measure: clippedShare) }
         if let band = upperFrequencyHz, band < c.narrowBandHz { return Finding(problem: .bandLimited, measure: band) }
         if let overshoot = onsetOvershootDB, overshoot >= c.gainControlOvershootDB {
             return Finding(problem: .gainControl, measure: overshoot)
         }
+        if let rise = roomRiseDB, rise >= c.gainControlRoomRiseDB { return Finding(problem: .gainControl, measure: rise) }
         let undiluted = modulation * (1 + power(10, -(ratioDB ?? .infinity) / 10))
         if undiluted < c.shallowModulation { return Finding(problem: .tooFar, measure: undiluted) }
         if let ratioDB, let roomDB, ratioDB < c.noisyMarginDB {
@@ -401,6 +418,9 @@ extension SignalCheck.Configuration: Codable {
         try c.update(&shallowModulation, from: .shallowModulation)
         try c.update(&narrowBandHz, from: .narrowBandHz)
         try c.update(&gainControlOvershootDB, from: .gainControlOvershootDB)
+        // A document made before the room's rise was read names no gain control by it.
+        gainControlRoomRiseDB = Self.riseNoRoomMakes
+        try c.update(&gainControlRoomRiseDB, from: .gainControlRoomRiseDB)
     }
 }
 #endif
