@@ -77,6 +77,10 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     /// Exhalations without the device in the session, and found breaths overlapping one.
     public var plainExhalations: Int
     public var plainExhalationBreaths: Int
+    /// Exhalations without the device during which the signal check warned, by the first reason
+    /// it gave there (``SignalProblem/noFlutter`` tells the patient to breathe out through the
+    /// device).
+    public var plainExhalationWarnings: [String: Int] = [:]
     public var setsTrue: Int
     public var setsFound: Int
     /// The scored flutter time (the frames of ``coverage``) without a pitch, and the seconds of it
@@ -196,6 +200,7 @@ public enum Evaluator {
             setsTrue: Set(truth.breaths.map(\.set)).count, setsFound: report.sets.count,
             unmeasuredFlutter: score.unmeasuredFlutter, warningsDuringFlutter: score.warningsDuringFlutter, warningsOutside: score.warningsOutside,
             warningsRaisedDuringFlutter: score.warningsRaisedDuringFlutter, drawnCauses: DrawnCauses.of(evaluationCase.simulation), misses: [])
+        result.plainExhalationWarnings = score.plainExhalationWarnings
         result.misses = misses(result, targets: targets)
         return result
     }
@@ -311,6 +316,8 @@ struct FrameScore {
     private(set) var warningsOutside: [String: Double] = [:]
     private(set) var warningsRaisedDuringFlutter: [String: Int] = [:]
     private var lastWarning: SignalProblem?
+    /// The first warning standing in each exhalation without the device.
+    private var plainWarnings: [SignalProblem?]
     /// Per breath heard live: its first pitched live frame's time less the flutter's start.
     private(set) var gaugeDelays: [Double] = []
     private var lastHeardFlutterStart: Double?
@@ -328,6 +335,14 @@ struct FrameScore {
         self.settling = settling
         self.window = window
         realised = RealisedPitch(truth: truth)
+        plainWarnings = Array(repeating: nil, count: truth.plainExhalations.count)
+    }
+
+    /// How many exhalations without the device got a warning, by the first one given there.
+    var plainExhalationWarnings: [String: Int] {
+        plainWarnings.reduce(into: [:]) { counts, warning in
+            if let warning { counts[warning.rawValue, default: 0] += 1 }
+        }
     }
 
     mutating func add(_ frame: SessionFrame) {
@@ -336,7 +351,13 @@ struct FrameScore {
         guard let breath = truth.breath(at: frame.time) else {
             outsideFrames += 1
             if frame.pitch != nil { outsideWithPitch += 1 }
-            if let warning = frame.warning { warningsOutside[warning.rawValue, default: 0] += frameInterval }
+            if let warning = frame.warning {
+                warningsOutside[warning.rawValue, default: 0] += frameInterval
+                if let plain = truth.plainExhalations.firstIndex(where: { $0.start <= frame.time && frame.time < $0.end }),
+                    plainWarnings[plain] == nil {
+                    plainWarnings[plain] = warning
+                }
+            }
             return
         }
         guard frame.time >= breath.flutterStart + settling, let nominal = truth.pitch(at: frame.time),

@@ -39,6 +39,8 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     /// Breaths found in exhalations without the device, over the corpus.
     public var plainExhalationBreaths: Int
     public var plainExhalations: Int
+    /// Exhalations without the device during which the check warned, by the first reason given.
+    public var plainExhalationWarnings: [String: Int]
     public var grossErrors: Spread?
     public var falseReports: Spread?
     /// Each case's median time from flutter onset to the gauge's first pitch, in seconds.
@@ -79,6 +81,9 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         medianNominalErrorHz = Spread(results.map { ($0.name, $0.medianNominalErrorHz) }, higherIsBetter: false)
         plainExhalations = results.reduce(0) { $0 + $1.plainExhalations }
         plainExhalationBreaths = results.reduce(0) { $0 + $1.plainExhalationBreaths }
+        plainExhalationWarnings = results.reduce(into: [:]) { counts, result in
+            counts.merge(result.plainExhalationWarnings, uniquingKeysWith: +)
+        }
         grossErrors = Spread(results.map { ($0.name, $0.grossErrors) }, higherIsBetter: false)
         falseReports = Spread(results.map { ($0.name, $0.falseReports) }, higherIsBetter: false)
         gaugeDelay = Spread(results.map { ($0.name, $0.gaugeDelay) }, higherIsBetter: false)

@@ -190,12 +190,19 @@ enum EvaluationTable {
         ].joined(separator: " ")
     }
 
+    /// The exhalations without the device that got a warning, by the first reason given there.
+    private static func plainWarnings(_ s: EvaluationSummary) -> String {
+        let counts = s.plainExhalationWarnings.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        return counts.isEmpty ? "none" : counts.joined(separator: ", ")
+    }
+
     /// The spread of every measure over one corpus, its worst case and how many met every target.
     static func spread(_ corpus: String, _ s: EvaluationSummary) -> String {
         var lines = [
             "\(corpus): \(s.cases) cases, \(s.passed) met every target, \(s.breathsExact) with every breath exact"
                 + (s.worstCase.map { "; worst case \($0)" } ?? ""),
-            "  exhalations without the device: \(s.plainExhalations), breaths found in them: \(s.plainExhalationBreaths)",
+            "  exhalations without the device: \(s.plainExhalations), breaths found in them: \(s.plainExhalationBreaths), "
+                + "warned in: \(plainWarnings(s))",
             "  signal check: \(s.underCoverage) cases under 95 % coverage, a reason given in \(s.underCoverageNamed), for half or more of their unmeasured flutter in \(s.underCoverageMostlyNamed); \(s.underCoverageWithDrawnCause) drew a cause, given in \(s.underCoverageDrawnCauseGiven), \(s.underCoverageCostlyCause) lost their coverage to one, given in \(s.underCoverageCostlyCauseGiven); \(s.metButWarned) of \(s.passed) that met every target warned during a breath, \(s.metButRaised) raised a warning there",
             "  measure          min     p10  median     p90   worst  worst case",
         ]

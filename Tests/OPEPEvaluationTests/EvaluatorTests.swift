@@ -39,6 +39,22 @@ final class EvaluatorTests: XCTestCase {
         }
     }
 
+    /// Each exhalation without the device that the check warned in counts once, under the first
+    /// warning standing there; warnings between them count for none.
+    func testWarningsInExhalationsWithoutTheDeviceCountByTheirFirstReason() {
+        let plain = [TrueSound(start: 1, end: 3), TrueSound(start: 5, end: 7), TrueSound(start: 8, end: 9)]
+        let truth = GroundTruth(configuration: SimulationConfiguration(), duration: 10, breaths: [], huffs: [], plainExhalations: plain)
+        var score = FrameScore(truth: truth, settling: 0.35, window: 0.25, frameInterval: 0.01)
+        for i in 0..<1000 {
+            let time = Double(i) / 100
+            var frame = SessionFrame(time: time, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: -30)
+            frame.warning = time >= 2 && time < 4 ? .tooFar : (time >= 6.5 ? .noFlutter : nil)
+            if time >= 8.5 { frame.warning = .tooNoisy }
+            score.add(frame)
+        }
+        XCTAssertEqual(score.plainExhalationWarnings, ["too_far": 1, "no_flutter": 2])
+    }
+
     func testChunkLengthDoesNotChangeTheResult() throws {
         let evaluationCase = smallCase(sampleRate: 8000)
 
