@@ -74,6 +74,16 @@ extension FlutterPitchTrackerTests {
         XCTAssertEqual(levelRise.time, 1.0, accuracy: 0.03)
     }
 
+    /// The period evidence persists through a flutter, and stays low in steady noise, where no
+    /// period persists.
+    func testThePeriodEvidenceFollowsAPersistingPeriod() throws {
+        let flutter = try frames(TestSignals.flutter(sampleRate: 16000, duration: 3, pitch: { _ in 18 }, noiseDB: -10), sampleRate: 16000)
+        let noise = try frames(TestSignals.noise(sampleRate: 16000, duration: 3, rms: 0.05), sampleRate: 16000)
+        let settled = { (frames: [FlutterPitchTracker.Frame]) in frames.filter { $0.time > 1 }.map(\.periodEvidence) }
+        XCTAssertGreaterThan(median(settled(flutter)) ?? 0, 0.6)
+        XCTAssertLessThan(median(settled(noise)) ?? 1, 0.2)
+    }
+
     func testNoPitchInSilenceNoiseOrSpeech() throws {
         let cases: [(String, [Float])] = [
             ("silence", [Float](repeating: 0, count: 44100 * 3)),

@@ -216,6 +216,17 @@ final class SignalCheckTests: XCTestCase {
         XCTAssertEqual(run(&both, 2, risen(4, overshoot: 5)).last?.reason, SignalCheck.Finding(problem: .gainControl, measure: 5), "the overshoot first")
         var slightRise = try check()
         XCTAssertEqual(run(&slightRise, 2, risen(1.9)).last?.reason?.problem, .tooFar)
+        func shallow(evidence: Double?) -> SignalCheck.Observation {
+            var o = sound(modulation: 0.12)
+            o.periodEvidence = evidence
+            return o
+        }
+        var noPeriod = try check()
+        XCTAssertEqual(run(&noPeriod, 2, shallow(evidence: 0.1)).last?.reason, SignalCheck.Finding(problem: .noFlutter, measure: 0.12), "no period persists: no device")
+        var weakPeriod = try check()
+        XCTAssertEqual(run(&weakPeriod, 2, shallow(evidence: 0.3)).last?.reason?.problem, .tooFar, "a period persists: the device, heard from afar")
+        var unknownEvidence = try check()
+        XCTAssertEqual(run(&unknownEvidence, 2, shallow(evidence: nil)).last?.reason?.problem, .tooFar)
         XCTAssertEqual(SignalCheck.signalToNoise(levelDB: -20, roomDB: -30), 9.54, accuracy: 0.01)
     }
 
@@ -328,6 +339,7 @@ final class SignalCheckTests: XCTestCase {
         let old = try JSONDecoder().decode(SignalCheck.Configuration.self, from: Data(#"{"patience": 1.2}"#.utf8))
         XCTAssertEqual(old.silentDBFS, -140, "settings stored before it read a level no frame lies under")
         XCTAssertEqual(old.gainControlRoomRiseDB, 120, "settings stored before it read a rise no room makes")
+        XCTAssertEqual(old.noFlutterEvidence, 0, "settings stored before it read no evidence as too little")
         XCTAssertEqual(SignalCheck.Configuration().gainControlRoomRiseDB, 2)
     }
 
@@ -363,6 +375,9 @@ final class SignalCheckTests: XCTestCase {
     func testSettingsOutOfRangeAreNamed() {
         XCTAssertThrowsError(try check { $0.memoryTime = 0 }) { error in
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "signal.memoryTime")
+        }
+        XCTAssertThrowsError(try check { $0.noFlutterEvidence = 1.5 }) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "signal.noFlutterEvidence")
         }
         XCTAssertThrowsError(try check { $0.gainControlRoomRiseDB = -1 }) { error in
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "signal.gainControlRoomRiseDB")

@@ -131,6 +131,7 @@ enum AnalysisJSON {
             ("narrow_band_hz", .number(s.narrowBandHz)),
             ("gain_control_overshoot_db", .number(s.gainControlOvershootDB)),
             ("gain_control_room_rise_db", .number(s.gainControlRoomRiseDB)),
+            ("no_flutter_evidence", .number(s.noFlutterEvidence)),
         ])
     }
 

@@ -234,7 +234,7 @@ public struct SessionAnalyzer {
             levelDB: level, roomDB: detector.backgroundDB, sounding: detector.isListening, pitched: frame.pitch != nil,
             modulation: frame.modulation, clippedShare: clippedShare, upperFrequencyHz: band,
             onsetOvershootDB: overshoots.overshootDB, roundingDB: detector.isListening ? roundingDB : nil,
-            roomRiseDB: roomRises.riseDB))
+            roomRiseDB: roomRises.riseDB, periodEvidence: frame.periodEvidence))
         pending[index % pending.count].signal = verdict.reason?.problem
         pending[index % pending.count].warning = verdict.warning?.problem
         onOutput(.live(withPressure(pending[index % pending.count], exhaling: detector.isExhaling)))

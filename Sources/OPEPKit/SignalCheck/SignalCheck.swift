@@ -74,7 +74,12 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 ///    it would otherwise be named noise or distance, with the wrong advice;
 /// 4. ``SignalProblem/tooFar`` when the modulation depth, undiluted by the room's noise, is under
 ///    `shallowModulation` (default 0.2; the tracker needs 0.1, a device near the phone modulates
-///    its sound 0.4-1). Steady noise `N` under a breath `S` dilutes the depth the tracker reads
+///    its sound 0.4-1), unless the tracker's period evidence (its strongest correlation averaged
+///    per lag over 0.15 s, ``FlutterPitchTracker/Frame/periodEvidence``) stays under
+///    `noFlutterEvidence` (default 0.2): then no period persists at all, a breath without the
+///    device rather than one heard from too far, and the reason is ``SignalProblem/noFlutter``
+///    (on the first 200 random tuning sessions, per frame, a median of 0.20 in exhalations without
+///    the device and 0.40 in the device's flutter without a pitch). Steady noise `N` under a breath `S` dilutes the depth the tracker reads
 ///    by `S / (S + N)`, so the depth is taken times `1 + N / S` (from the ratio in 5), and when
 ///    even that is shallow the phone is too far whatever the noise: the noise cannot explain it
 ///    (on the first 400 random tuning sessions, frames re-decided from their averages: a drawn
@@ -149,6 +154,8 @@ public struct SignalCheck {
         /// The room's rise across the pauses between exhalations from which the phone's gain
         /// control is named, in dB (default 2).
         public var gainControlRoomRiseDB: Double = 2
+        /// Period evidence under which a shallow sound is no flutter rather than too far (default 0.2).
+        public var noFlutterEvidence: Double = 0.2
 
         public init() {}
 
@@ -168,6 +175,7 @@ public struct SignalCheck {
             try require(
                 gainControlOvershootDB >= 0 && gainControlOvershootDB <= 60, "signal.gainControlOvershootDB",
                 gainControlOvershootDB, "between 0 and 60 dB")
+            try require(noFlutterEvidence >= 0 && noFlutterEvidence <= 1, "signal.noFlutterEvidence", noFlutterEvidence, "between 0 and 1")
             try require(
                 gainControlRoomRiseDB >= 0 && gainControlRoomRiseDB <= Self.riseNoRoomMakes, "signal.gainControlRoomRiseDB",
                 gainControlRoomRiseDB, "between 0 and 120 dB")
@@ -225,6 +233,8 @@ public struct SignalCheck {
         /// How far the room rises across the pauses between the session's exhalations, in dB,
         /// when known (``RoomRiseMeter``).
         public var roomRiseDB: Double? = nil
+        /// The tracker's period evidence, when known (``FlutterPitchTracker/Frame/periodEvidence``).
+        public var periodEvidence: Double? = nil
     }
 
     public let configuration: Configuration
@@ -238,8 +248,9 @@ public struct SignalCheck {
     private var flutterFrames = 0
     private var measured = 1.0
     private var sinceCause = 0
-    private var means = (level: 0.0, room: 0.0, rounding: 0.0, modulation: 0.0, clipped: 0.0, band: 0.0)
+    private var means = (level: 0.0, room: 0.0, rounding: 0.0, modulation: 0.0, clipped: 0.0, band: 0.0, evidence: 0.0)
     private var bandFrames = 0
+    private var evidenceFrames = 0
     private var roundingFrames = 0
     /// Frames in a row without a sound that were clipped, and that were silent.
     private var clippedQuietFrames = 0
@@ -262,8 +273,9 @@ public struct SignalCheck {
         flutterFrames = 0
         measured = 1
         sinceCause = 0
-        means = (0, 0, 0, 0, 0, 0)
+        means = (0, 0, 0, 0, 0, 0, 0)
         bandFrames = 0
+        evidenceFrames = 0
         roundingFrames = 0
         clippedQuietFrames = 0
         silentFrames = 0
@@ -300,6 +312,7 @@ public struct SignalCheck {
             flutterFrames = 0
             bandFrames = 0
             roundingFrames = 0
+            evidenceFrames = 0
             measured = 1
         }
         wasSounding = true
@@ -313,6 +326,10 @@ public struct SignalCheck {
         if let band = observation.upperFrequencyHz {
             bandFrames += 1
             means.band += max(mix, 1 / Double(bandFrames)) * (band - means.band)
+        }
+        if let evidence = observation.periodEvidence {
+            evidenceFrames += 1
+            means.evidence += max(mix, 1 / Double(evidenceFrames)) * (evidence - means.evidence)
         }
         if let rounding = observation.roundingDB {
             roundingFrames += 1
@@ -355,13 +372,15 @@ public struct SignalCheck {
         return Self.condition(
             clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, roomDB: floor),
             roomDB: means.room, modulation: means.modulation, upperFrequencyHz: bandFrames > 0 ? means.band : nil,
-            onsetOvershootDB: onsetOvershootDB, roomRiseDB: roomRiseDB, roundingDB: rounding, configuration: configuration)
+            onsetOvershootDB: onsetOvershootDB, roomRiseDB: roomRiseDB, roundingDB: rounding,
+            periodEvidence: evidenceFrames > 0 ? means.evidence : nil, configuration: configuration)
     }
 
     /// The first condition (in the order above) that a sound with these averages meets, if any.
     static func condition(
         clippedShare: Double, ratioDB: Double?, roomDB: Double?, modulation: Double, upperFrequencyHz: Double?,
-        onsetOvershootDB: Double? = nil, roomRiseDB: Double? = nil, roundingDB: Double? = nil, configuration c: Configuration
+        onsetOvershootDB: Double? = nil, roomRiseDB: Double? = nil, roundingDB: Double? = nil, periodEvidence: Double? = nil,
+        configuration c: Configuration
     ) -> Finding? {
         if clippedShare >= c.clippedShareLimit { return Finding(problem: .clipped, measure: clippedShare) }
         if let band = upperFrequencyHz, band < c.narrowBandHz { return Finding(problem: .bandLimited, measure: band) }
@@ -370,7 +389,10 @@ public struct SignalCheck {
         }
         if let rise = roomRiseDB, rise >= c.gainControlRoomRiseDB { return Finding(problem: .gainControl, measure: rise) }
         let undiluted = modulation * (1 + power(10, -(ratioDB ?? .infinity) / 10))
-        if undiluted < c.shallowModulation { return Finding(problem: .tooFar, measure: undiluted) }
+        if undiluted < c.shallowModulation {
+            if let evidence = periodEvidence, evidence < c.noFlutterEvidence { return Finding(problem: .noFlutter, measure: modulation) }
+            return Finding(problem: .tooFar, measure: undiluted)
+        }
         if let ratioDB, let roomDB, ratioDB < c.noisyMarginDB {
             let noisy = roomDB > c.quietRoomDBFS && roomDB >= (roundingDB ?? -.infinity)
             return Finding(problem: noisy ? .tooNoisy : .tooQuiet, measure: ratioDB)
@@ -421,6 +443,9 @@ extension SignalCheck.Configuration: Codable {
         // A document made before the room's rise was read names no gain control by it.
         gainControlRoomRiseDB = Self.riseNoRoomMakes
         try c.update(&gainControlRoomRiseDB, from: .gainControlRoomRiseDB)
+        // A document made before the period evidence was read names too far whatever it.
+        noFlutterEvidence = 0
+        try c.update(&noFlutterEvidence, from: .noFlutterEvidence)
     }
 }
 #endif

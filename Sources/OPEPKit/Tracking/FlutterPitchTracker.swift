@@ -237,6 +237,9 @@ public struct FlutterPitchTracker {
         /// its level, whichever ``Envelope`` is read (of the whitened energy, see
         /// ``Configuration/whiteningTime``).
         public var modulation: Double
+        /// The period evidence's strongest averaged correlation (``PeriodEvidence``, 0 when it has
+        /// no peak): how much of one period persists in the envelope, pitched or not.
+        public var periodEvidence: Double = 0
     }
 
     /// The configuration the tracker was set up with.
@@ -270,6 +273,8 @@ public struct FlutterPitchTracker {
     private var trackOnPlain = false
     private var search: PeriodSearch
     private var evidence: PeriodEvidence
+    /// The evidence's strongest averaged correlation since its last update.
+    private var evidenceStrength = 0.0
     private var periods: PeriodSmoother
     private var studyPeriods: StudyPeriodAverage
     private let spanLength: Int
@@ -352,6 +357,7 @@ public struct FlutterPitchTracker {
         plain.reset()
         whitened.reset()
         evidence.reset()
+        evidenceStrength = 0
         periods.reset()
         studyPeriods.reset()
         energyCount = 0
@@ -486,15 +492,19 @@ public struct FlutterPitchTracker {
         let checkFractions = index % acquisitionFrames == 0
         let updatesEvidence = checkFractions && configuration.evidenceTime > 0
         guard (previousPeriod != nil || checkFractions) && gate(level) else {
-            if updatesEvidence { evidence.decay() }
+            if updatesEvidence {
+                evidence.decay()
+                evidenceStrength = evidence.strongest()?.correlation ?? 0
+            }
             _ = smooth(nil)
-            return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0)
+            return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0, periodEvidence: evidenceStrength)
         }
         let faded = previousPeriod != nil && level < trackLevel * fadeRatio
         if previousPeriod == nil { trackOnPlain = !searchesBoth }
         var onPlain = trackOnPlain
         var heard = hear(
             onPlain: onPlain, newest: newest, checkFractions: checkFractions, updatesEvidence: updatesEvidence, onlyNear: false)
+        if updatesEvidence { evidenceStrength = evidence.strongest()?.correlation ?? 0 }
         var candidate = decide(heard.found, proposal: heard.proposal, faded: faded)
         if candidate == nil, searchesBoth, checkFractions {
             let second = hear(onPlain: !onPlain, newest: newest, checkFractions: checkFractions, updatesEvidence: false, onlyNear: true)
@@ -516,7 +526,7 @@ public struct FlutterPitchTracker {
             time: time,
             pitch: smoothed.map { energyRate / $0 },
             confidence: max(0, min(1, candidate?.period.correlation ?? 0)),
-            energy: level, modulation: heard.modulation)
+            energy: level, modulation: heard.modulation, periodEvidence: evidenceStrength)
     }
 
     /// ``listen(to:newest:spanLength:previous:checkFractions:updatesEvidence:configuration:search:evidence:)``
