@@ -79,9 +79,14 @@ extension FlutterPitchTrackerTests {
     func testThePeriodEvidenceFollowsAPersistingPeriod() throws {
         let flutter = try frames(TestSignals.flutter(sampleRate: 16000, duration: 3, pitch: { _ in 18 }, noiseDB: -10), sampleRate: 16000)
         let noise = try frames(TestSignals.noise(sampleRate: 16000, duration: 3, rms: 0.05), sampleRate: 16000)
-        let settled = { (frames: [FlutterPitchTracker.Frame]) in frames.filter { $0.time > 1 }.map(\.periodEvidence) }
+        let settled = { (frames: [FlutterPitchTracker.Frame]) in frames.filter { $0.time > 1 }.compactMap(\.periodEvidence) }
         XCTAssertGreaterThan(median(settled(flutter)) ?? 0, 0.6)
         XCTAssertLessThan(median(settled(noise)) ?? 1, 0.2)
+        var study = try FlutterPitchTracker(configuration: .init(sampleRate: 16000, method: .study))
+        var studyFrames: [FlutterPitchTracker.Frame] = []
+        study.process(TestSignals.flutter(sampleRate: 16000, duration: 1, pitch: { _ in 18 })) { studyFrames.append($0) }
+        XCTAssertFalse(studyFrames.isEmpty)
+        XCTAssertTrue(studyFrames.allSatisfy { $0.periodEvidence == nil }, "the study's tracker keeps no evidence")
     }
 
     func testNoPitchInSilenceNoiseOrSpeech() throws {

@@ -79,8 +79,9 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 ///    `noFlutterEvidence` (default 0.2): then no period persists at all, a breath without the
 ///    device rather than one heard from too far, and the reason is ``SignalProblem/noFlutter``
 ///    (on the first 200 random tuning sessions, per frame, a median of 0.20 in exhalations without
-///    the device and 0.40 in the device's flutter without a pitch). Steady noise `N` under a breath `S` dilutes the depth the tracker reads
-///    by `S / (S + N)`, so the depth is taken times `1 + N / S` (from the ratio in 5), and when
+///    the device and 0.40 in the device's flutter without a pitch). Steady noise `N` under a
+///    breath `S` dilutes the depth the tracker reads by `S / (S + N)`, so the depth is taken
+///    times `1 + N / S` (from the ratio in 5), and when
 ///    even that is shallow the phone is too far whatever the noise: the noise cannot explain it
 ///    (on the first 400 random tuning sessions, frames re-decided from their averages: a drawn
 ///    cause given in 4 more of the 160 cases under 95 % that drew one, a costly one in 6 more of

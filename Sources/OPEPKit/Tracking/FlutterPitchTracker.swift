@@ -238,8 +238,9 @@ public struct FlutterPitchTracker {
         /// ``Configuration/whiteningTime``).
         public var modulation: Double
         /// The period evidence's strongest averaged correlation (``PeriodEvidence``, 0 when it has
-        /// no peak): how much of one period persists in the envelope, pitched or not.
-        public var periodEvidence: Double = 0
+        /// no peak): how much of one period persists in the envelope, pitched or not; nil for a
+        /// tracker that keeps no evidence (``Configuration/evidenceTime`` 0, as the study's).
+        public var periodEvidence: Double? = nil
     }
 
     /// The configuration the tracker was set up with.
@@ -275,6 +276,8 @@ public struct FlutterPitchTracker {
     private var evidence: PeriodEvidence
     /// The evidence's strongest averaged correlation since its last update.
     private var evidenceStrength = 0.0
+    /// ``Frame/periodEvidence``: the strength, when the evidence is kept.
+    private var periodEvidence: Double? { configuration.evidenceTime > 0 ? evidenceStrength : nil }
     private var periods: PeriodSmoother
     private var studyPeriods: StudyPeriodAverage
     private let spanLength: Int
@@ -497,7 +500,7 @@ public struct FlutterPitchTracker {
                 evidenceStrength = evidence.strongest()?.correlation ?? 0
             }
             _ = smooth(nil)
-            return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0, periodEvidence: evidenceStrength)
+            return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0, periodEvidence: periodEvidence)
         }
         let faded = previousPeriod != nil && level < trackLevel * fadeRatio
         if previousPeriod == nil { trackOnPlain = !searchesBoth }
@@ -526,7 +529,7 @@ public struct FlutterPitchTracker {
             time: time,
             pitch: smoothed.map { energyRate / $0 },
             confidence: max(0, min(1, candidate?.period.correlation ?? 0)),
-            energy: level, modulation: heard.modulation, periodEvidence: evidenceStrength)
+            energy: level, modulation: heard.modulation, periodEvidence: periodEvidence)
     }
 
     /// ``listen(to:newest:spanLength:previous:checkFractions:updatesEvidence:configuration:search:evidence:)``
