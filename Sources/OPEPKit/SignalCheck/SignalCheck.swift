@@ -324,18 +324,9 @@ public struct SignalCheck {
         means.room += weight * (room - means.room)
         means.modulation += weight * (observation.modulation - means.modulation)
         means.clipped += weight * (observation.clippedShare - means.clipped)
-        if let band = observation.upperFrequencyHz {
-            bandFrames += 1
-            means.band += max(mix, 1 / Double(bandFrames)) * (band - means.band)
-        }
-        if let evidence = observation.periodEvidence {
-            evidenceFrames += 1
-            means.evidence += max(mix, 1 / Double(evidenceFrames)) * (evidence - means.evidence)
-        }
-        if let rounding = observation.roundingDB {
-            roundingFrames += 1
-            means.rounding += max(mix, 1 / Double(roundingFrames)) * (rounding - means.rounding)
-        }
+        Self.average(observation.upperFrequencyHz, into: &means.band, frames: &bandFrames, mix: mix)
+        Self.average(observation.periodEvidence, into: &means.evidence, frames: &evidenceFrames, mix: mix)
+        Self.average(observation.roundingDB, into: &means.rounding, frames: &roundingFrames, mix: mix)
         if flutterFrames > 0 || observation.pitched {
             flutterFrames += 1
             measured += mix * ((observation.pitched ? 1 : 0) - measured)
@@ -352,6 +343,14 @@ public struct SignalCheck {
             warning = nil
         }
         return Verdict(reason: reason, warning: warning)
+    }
+
+    /// Adds a measure known in some frames only to its mean over the frames that had it (a plain
+    /// mean until the memory is full, as for the measures every frame has).
+    private static func average(_ value: Double?, into mean: inout Double, frames: inout Int, mix: Double) {
+        guard let value else { return }
+        frames += 1
+        mean += max(mix, 1 / Double(frames)) * (value - mean)
     }
 
     /// The breath's level over the room's, in dB, from the sound's level over it.

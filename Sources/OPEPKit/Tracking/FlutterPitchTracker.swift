@@ -507,7 +507,9 @@ public struct FlutterPitchTracker {
         var onPlain = trackOnPlain
         var heard = hear(
             onPlain: onPlain, newest: newest, checkFractions: checkFractions, updatesEvidence: updatesEvidence, onlyNear: false)
-        if updatesEvidence { evidenceStrength = evidence.strongest()?.correlation ?? 0 }
+        if updatesEvidence {
+            evidenceStrength = heard.proposal?.evidence.correlation ?? evidence.strongest()?.correlation ?? 0
+        }
         var candidate = decide(heard.found, proposal: heard.proposal, faded: faded)
         if candidate == nil, searchesBoth, checkFractions {
             let second = hear(onPlain: !onPlain, newest: newest, checkFractions: checkFractions, updatesEvidence: false, onlyNear: true)
