@@ -9,6 +9,8 @@ final class ExhalationDetectorTests: XCTestCase {
         var pitched: Bool
         /// Heard afresh on every `heardEvery`-th pitched frame (1: all of them).
         var heardEvery = 1
+        /// Levels the frames take in turn instead of `levelDB`, in dB.
+        var cycle: [Double] = []
 
         static func silence(_ seconds: Double) -> Span { Span(seconds: seconds, levelDB: -60, pitched: false) }
         static func flutter(_ seconds: Double, heardEvery: Int = 1) -> Span { Span(seconds: seconds, levelDB: -20, pitched: true, heardEvery: heardEvery) }
@@ -23,7 +25,8 @@ final class ExhalationDetectorTests: XCTestCase {
         for span in spans {
             for k in 0..<Int((span.seconds / frameInterval).rounded()) {
                 let heard = span.pitched && k % span.heardEvery == 0
-                if let decision = detector.process(levelDB: span.levelDB, pitched: span.pitched, heard: heard) { out.append(decision) }
+                let level = span.cycle.isEmpty ? span.levelDB : span.cycle[k % span.cycle.count]
+                if let decision = detector.process(levelDB: level, pitched: span.pitched, heard: heard) { out.append(decision) }
             }
         }
         if let decision = detector.finish() { out.append(decision) }
@@ -89,6 +92,24 @@ final class ExhalationDetectorTests: XCTestCase {
         let heard = count(try decisions([.silence(2), .flutter(3, heardEvery: 2), .silence(2)]))
         XCTAssertEqual(heard.withdrawn, 0, "heard on 50 % of frames")
         XCTAssertEqual(heard.ended, 1)
+    }
+
+    /// A breath in a loud room: its flutter is heard throughout, but its level crosses the start
+    /// margin (10 dB over the floor of -60 dB) only one frame in four, the others 7 dB over it.
+    private static let breathInALoudRoom = Span(seconds: 2, levelDB: -53, pitched: true, cycle: [-49, -53, -53, -53])
+
+    func testOnceExhalationsWereHeardAFlutterConfirmsASoundNearTheirLevel() throws {
+        let breath = Span(seconds: 2, levelDB: -45, pitched: true)
+        let found = count(try decisions([.silence(2), breath, .silence(3), Self.breathInALoudRoom, .silence(2)]))
+        XCTAssertEqual(found.started, 2)
+        XCTAssertEqual(found.ended, 2)
+        XCTAssertEqual(found.withdrawn, 0)
+    }
+
+    func testBeforeAnyExhalationOrFarBelowThemTheStartMarginHolds() throws {
+        XCTAssertEqual(count(try decisions([.silence(2), Self.breathInALoudRoom, .silence(2)])).started, 0)
+        let found = count(try decisions([.silence(2), .flutter(2), .silence(3), Self.breathInALoudRoom, .silence(2)]))
+        XCTAssertEqual(found.started, 1, "a sound 33 dB under the exhalations heard is not one of them")
     }
 
     func testNoDecisionReachesFurtherBackThanTheDecisionDelay() throws {

@@ -2,22 +2,25 @@
 /// frames (seed 000 sections 1 and 4C: energy gating, filtering and the tracker's confidence as
 /// layers).
 ///
-/// A sound starts when the level rises `onMarginDB` above the noise floor and lasts while it
-/// stays `offMarginDB` above it, bridging dips shorter than `hangover`. Such a sound becomes an
-/// exhalation only once the tracker has held a flutter pitch in loud frames (`onMarginDB` over
-/// the floor) for `confirmDuration` and the sound has lasted `minimumDuration`: breath noise on
-/// inhalation, speech, a cough or a door have no steady flutter in the band, so they never start
-/// one. The exhalation starts where the sound did, but no earlier than `onsetAllowance` before the
-/// flutter that confirmed it. It ends when the level has been gone for `hangover`, or the flutter
-/// for `flutterGap` (an exhalation is one sound through the device: the flutter can fade for a
-/// moment while the air keeps flowing), at the last frame that had both. An exhalation whose
-/// flutter lasted less than `minimumBreath` is withdrawn: no breath through the device is that
-/// short, while speech, music and plain breathing can beat in the band for a moment; so is one
-/// whose flutter the tracker heard afresh in less than `minimumHeardShare` of its first
-/// `minimumBreath` (a chance track is mostly held between single estimates). When its sound
-/// goes on, a new sound starts where the sound last became loud after that flutter, so a breath
-/// that follows speech without a pause starts at its own onset, not where the speech's chance
-/// flutter was withdrawn.
+/// A sound starts when the level rises `onMarginDB` above the noise floor and lasts while it stays
+/// `offMarginDB` above it, bridging dips shorter than `hangover`. Such a sound becomes an
+/// exhalation only once the tracker has held a flutter pitch in loud frames for `confirmDuration`
+/// and the sound has lasted `minimumDuration`: breath noise on inhalation, speech, a cough or a
+/// door have no steady flutter in the band, so they never start one. A loud frame lies `onMarginDB`
+/// over the floor or, once exhalations have been heard, `offMarginDB` over it and no more than
+/// `releaseDropDB` under their mean level: in a room with music or a television the floor rises,
+/// and a breath standing 5-10 dB over it crosses the start margin only now and then while its
+/// flutter is heard throughout. The exhalation starts where the sound did, but no earlier than
+/// `onsetAllowance` before the flutter that confirmed it. It ends when the level has been gone for
+/// `hangover`, or the flutter for `flutterGap` (an exhalation is one sound through the device: the
+/// flutter can fade for a moment while the air keeps flowing), at the last frame that had both. An
+/// exhalation whose flutter lasted less than `minimumBreath` is withdrawn: no breath through the
+/// device is that short, while speech, music and plain breathing can beat in the band for a moment;
+/// so is one whose flutter the tracker heard afresh in less than `minimumHeardShare` of its first
+/// `minimumBreath` (a chance track is mostly held between single estimates). When its sound goes
+/// on, a new sound starts where the sound last became loud after that flutter, so a breath that
+/// follows speech without a pause starts at its own onset, not where the speech's chance flutter
+/// was withdrawn.
 ///
 /// A sound that never flutters is a huff cough when it is short (`huffDurations`) and loud:
 /// `huffMarginDB` over the floor and, once exhalations have been heard, no more than
@@ -53,7 +56,8 @@ public struct ExhalationDetector {
         /// flutter comes.
         public var maximumConfirmDelay: Double = 1
         /// During an exhalation, frames this far below the exhalation's own mean level count as
-        /// quiet whatever the floor, in dB (default 20).
+        /// quiet whatever the floor; before one, frames within it of the mean level of the
+        /// exhalations heard so far may confirm a flutter; in dB (default 12).
         public var releaseDropDB: Double = 12
         /// Gap in level that ends a sound, in seconds (default 0.3).
         public var hangover: Double = 0.3
@@ -144,6 +148,8 @@ public struct ExhalationDetector {
     private var sound: Sound?
     private var exhalationLevelSum = 0.0
     private var exhalationCount = 0
+    /// The mean level of the exhalations heard so far, in dB; nil before the first.
+    private var meanExhalationLevel: Double? { exhalationCount > 0 ? exhalationLevelSum / Double(exhalationCount) : nil }
 
     private struct Sound {
         var first: Int
@@ -235,7 +241,8 @@ public struct ExhalationDetector {
             current.pitchedLevelSum += levelDB
             current.pitchedFrames += 1
         }
-        current.pitchedRun = pitched && (strong || current.exhaling) ? current.pitchedRun + 1 : 0
+        let confirming = strong || loud && levelDB >= (meanExhalationLevel ?? .infinity) - configuration.releaseDropDB
+        current.pitchedRun = pitched && (confirming || current.exhaling) ? current.pitchedRun + 1 : 0
         current.heardRun = current.pitchedRun == 0 ? 0 : current.heardRun + (heard ? 1 : 0)
         if levelDB - floorLevel > current.peakLevel {
             current.peakLevel = levelDB - floorLevel
@@ -296,7 +303,7 @@ public struct ExhalationDetector {
     private func classify(_ sound: Sound) -> Decision? {
         let duration = Double(sound.lastLoud - sound.first + 1) * frameInterval
         let peak = sound.peakLevel + sound.floorLevel
-        let forceful = exhalationCount == 0 || peak >= exhalationLevelSum / Double(exhalationCount) - configuration.huffBelowExhalationDB
+        let forceful = peak >= (meanExhalationLevel ?? -.infinity) - configuration.huffBelowExhalationDB
         if sound.peakLevel >= configuration.huffMarginDB, forceful, configuration.huffDurations.contains(duration) {
             return .huffCough(first: sound.first, last: sound.lastLoud)
         }
