@@ -43,7 +43,7 @@ struct CalibrateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Flutter band searched, in Hz (written to the profile).", valueName: "LOW-HIGH"))
     var band: RangeArgument = RangeArgument(10...40)
 
-    @Option(help: ArgumentHelp("Seconds added to the manometer's times (it started this long after the recording).", valueName: "SECONDS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds added to the manometer's times (it started this long after the recording).", valueName: "SECONDS"))
     var offset: Double?
 
     @Option(help: ArgumentHelp("Align the clocks automatically (default without --offset) or not at all.", valueName: "auto|none"))
@@ -61,7 +61,7 @@ struct CalibrateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the scatter plot with the fitted line as HTML.", valueName: "FILE"))
     var plot: String?
 
-    @Option(help: ArgumentHelp("A fixed noise floor in dB (full scale) instead of learning it.", valueName: "dB"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("A fixed noise floor in dB (full scale) instead of learning it.", valueName: "dB"))
     var noiseFloorDb: Double?
 
     @Option(help: "Output format of the results.")

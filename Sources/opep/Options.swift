@@ -74,7 +74,7 @@ struct AnalysisOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Target pressure range, in cmH2O.", valueName: "LOW-HIGH"))
     var target: RangeArgument = RangeArgument(10...20)
 
-    @Option(help: ArgumentHelp("A fixed noise floor in dB (full scale) instead of learning it.", valueName: "dB"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("A fixed noise floor in dB (full scale) instead of learning it.", valueName: "dB"))
     var noiseFloorDb: Double?
 
     @Option(help: ArgumentHelp("Measure the noise floor from a recording of the quiet room.", valueName: "FILE"))

@@ -22,7 +22,7 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Interference: \(NoiseKind.allCases.map(\.rawValue).joined(separator: ", ")).")
     var noise: NoiseKind = .room
 
-    @Option(help: ArgumentHelp("Interference level relative to the device's sound, in dB.", valueName: "dB"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Interference level relative to the device's sound, in dB.", valueName: "dB"))
     var noiseLevel: Double = -25
 
     @Option(help: "Sample rate, in Hz.")

@@ -58,6 +58,20 @@ final class BadInputTests: XCTestCase {
         try assertValidationError(["analyze", session.wav, "--target", "20-10"], mentions: "--target")
     }
 
+    /// Levels in dB full scale are negative: a value with a leading minus is read as the
+    /// option's value, without an equals sign, and one out of range is named.
+    func testNegativeValuesAreReadAsValues() throws {
+        let session = try simulateSession(in: directory, options: SimulatedSession.smallOptions + ["--noise-level", "-15"])
+        let truth = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.path("session.truth.json")))) as? [String: Any]
+        let simulated = truth?["configuration"] as? [String: Any]
+        XCTAssertEqual(simulated?["noise_level_db"] as? Double, -15)
+        let fixed = try run(["analyze", session.wav, "--noise-floor-db", "-60", "--format", "json"])
+        XCTAssertEqual(fixed.status, 0, fixed.stderr)
+        let document = try JSONSerialization.jsonObject(with: Data(fixed.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual((document?["settings"] as? [String: Any])?["noise_floor_db"] as? Double, -60)
+        try assertValidationError(["analyze", session.wav, "--noise-floor-db", "-300"], mentions: "--noise-floor-db")
+    }
+
     func testMissingDeviceProfile() throws {
         let session = try simulateSession(in: directory)
         let profile = directory.path("missing-profile.json")
