@@ -89,6 +89,35 @@ extension FlutterPitchTrackerTests {
         XCTAssertTrue(studyFrames.allSatisfy { $0.periodEvidence == nil }, "the study's tracker keeps no evidence")
     }
 
+    /// While the caller's gate keeps the tracker from searching, it probes the room for a period
+    /// of its own: a noise beating at 14 Hz is heard as the room's period (the same in any
+    /// chunking), a plain noise is not, and no frame gets a pitch.
+    func testTheRoomsOwnPeriodIsHeardBetweenSounds() throws {
+        let rate = 16000.0
+        var rng = SeededGenerator(seed: 3)
+        let beating = (0..<Int(4 * rate)).map { n in Float(0.01 * (1 + 0.3 * sin(2 * .pi * 14 * Double(n) / rate)) * rng.gaussian()) }
+        let plain = TestSignals.noise(sampleRate: rate, duration: 4, rms: 0.01)
+        func gated(_ samples: [Float], chunk: Int) throws -> [FlutterPitchTracker.Frame] {
+            var tracker = try FlutterPitchTracker(configuration: .init(sampleRate: rate))
+            var out: [FlutterPitchTracker.Frame] = []
+            var start = 0
+            while start < samples.count {
+                let end = min(samples.count, start + chunk)
+                samples[start..<end].withUnsafeBufferPointer { tracker.process($0, analysingWhen: { _ in false }) { out.append($0) } }
+                start = end
+            }
+            return out
+        }
+        let heard = try gated(beating, chunk: beating.count)
+        XCTAssertFalse(heard.contains { $0.pitch != nil })
+        let late = heard.filter { $0.time > 2.5 }
+        XCTAssertEqual(late.filter { $0.room != nil }.count, late.count, "held once four probes agree")
+        XCTAssertFalse(heard.filter { $0.time < 1 }.contains { $0.room != nil }, "not before four probes")
+        for frame in late { XCTAssertEqual(frame.room?.pitch ?? 0, 14, accuracy: 0.7) }
+        XCTAssertEqual(try gated(beating, chunk: 999), heard)
+        XCTAssertFalse(try gated(plain, chunk: 4096).contains { $0.room != nil }, "plain noise has no period")
+    }
+
     func testNoPitchInSilenceNoiseOrSpeech() throws {
         let cases: [(String, [Float])] = [
             ("silence", [Float](repeating: 0, count: 44100 * 3)),

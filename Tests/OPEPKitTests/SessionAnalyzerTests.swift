@@ -224,6 +224,52 @@ final class SessionAnalyzerTests: XCTestCase {
         }
     }
 
+    /// A fan beating at 14 Hz all along: a breath taken without the device is no breath, while
+    /// the device's breaths count, one of them at the fan's own rate.
+    func testARoomThatBeatsInTheBandMakesNoBreathOfPlainBreath() throws {
+        let rate = 16000.0
+        var rng = SeededGenerator(seed: 21)
+        func fan(_ seconds: Double, from start: Double) -> [Float] {
+            (0..<Int(seconds * rate)).map { n in
+                let t = start + Double(n) / rate
+                return Float(0.002 * (1 + 0.3 * sin(2 * .pi * 14 * t)) * rng.gaussian())
+            }
+        }
+        func ramped(_ x: [Float]) -> [Float] {
+            let ramp = Int(0.1 * rate)
+            return x.indices.map { i in x[i] * Float(min(1, Double(min(i, x.count - 1 - i)) / Double(ramp))) }
+        }
+        var plain = [Float](repeating: 0, count: Int(2.5 * rate))
+        var low = 0.0, lower = 0.0
+        for i in plain.indices {
+            low += 0.1 * (rng.gaussian() - low)
+            lower += 0.1 * (low - lower)
+            plain[i] = Float(0.15 * lower)
+        }
+        let sounds: [(name: String, samples: [Float])] = [
+            ("plain", ramped(plain)),
+            ("device at 14 Hz", ramped(TestSignals.flutter(sampleRate: rate, duration: 3, pitch: { _ in 14 }, seed: 4, amplitude: 0.02))),
+            ("device at 20 Hz", ramped(TestSignals.flutter(sampleRate: rate, duration: 3, pitch: { _ in 20 }, seed: 5, amplitude: 0.02))),
+        ]
+        var signal: [Float] = []
+        var spans: [(name: String, start: Double, end: Double)] = []
+        for sound in sounds {
+            signal += fan(4, from: Double(signal.count) / rate)
+            let start = Double(signal.count) / rate
+            let room = fan(Double(sound.samples.count) / rate, from: start)
+            signal += zip(sound.samples, room).map { $0 + $1 }
+            spans.append((sound.name, start, Double(signal.count) / rate))
+        }
+        signal += fan(4, from: Double(signal.count) / rate)
+        let run = try analyse(signal, sampleRate: rate)
+        let breaths = run.report?.breaths ?? []
+        for span in spans {
+            let found = breaths.filter { $0.start < span.end && $0.end > span.start }.count
+            XCTAssertEqual(found, span.name == "plain" ? 0 : 1, span.name)
+        }
+        XCTAssertEqual(breaths.count, 2)
+    }
+
     func testBackgroundSpeechAndMusicDoNotChangeTheCount() throws {
         let rate = 16000.0
         for (name, level) in [("speech", 0.005), ("music", 0.005)] {

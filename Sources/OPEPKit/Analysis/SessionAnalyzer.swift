@@ -222,7 +222,9 @@ public struct SessionAnalyzer {
             time: frame.time, pitch: frame.pitch, pressure: nil, confidence: frame.confidence,
             exhaling: detector.isExhaling, zone: nil, levelDB: level, modulation: frame.modulation)
         pendingCount += 1
-        if let decision = detector.process(levelDB: level, pitched: frame.pitch != nil, heard: frame.confidence > 0) {
+        let roomsOwn = RoomPeriodicity.explains(
+            pitch: frame.pitch, modulation: frame.modulation, room: frame.room, consistency: configuration.tracker.consistency)
+        if let decision = detector.process(levelDB: level, pitched: frame.pitch != nil && !roomsOwn, heard: frame.confidence > 0 && !roomsOwn) {
             apply(decision, newest: index)
         }
         let clippedShare = clips.clippedShare(from: frame.time - halfSpan, to: frame.time + halfSpan)

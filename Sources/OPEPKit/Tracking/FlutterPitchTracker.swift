@@ -33,6 +33,9 @@
 /// 7. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
 ///    is reported once 0.1 s of estimates agree.
 /// 8. pitch = 1 / period.
+/// 9. While the caller's gate keeps frames from being searched (between sounds), the span is
+///    searched every 0.5 s for a period of the room's own, a fan's or a motor's (``RoomPeriod``),
+///    which the frames then carry; the track is not touched.
 ///
 /// Feed it chunks of any size with ``process(_:onFrame:)``: the frames are the same whatever the
 /// split. All memory is allocated by the initialiser; processing allocates nothing.
@@ -241,7 +244,34 @@ public struct FlutterPitchTracker {
         /// no peak): how much of one period persists in the envelope, pitched or not; nil for a
         /// tracker that keeps no evidence (``Configuration/evidenceTime`` 0, as the study's).
         public var periodEvidence: Double? = nil
+        /// The periodicity the room itself had between sounds, as last heard there, if any
+        /// (``RoomPeriod``).
+        public var room: RoomPeriod? = nil
     }
+
+    /// A period heard in the room between sounds, where no breath goes through the device: a fan
+    /// or a motor that beats in the flutter band. The tracker probes the room every
+    /// ``roomProbeInterval`` while its caller's gate keeps it from searching (one search of a
+    /// span, its track untouched) and holds a period once four probes in a row agree on it within
+    /// `consistency`, until four in a row do not; not with ``Method/study`` (no evidence kept).
+    public struct RoomPeriod: Sendable, Hashable {
+        /// The room's pitch, in Hz.
+        public var pitch: Double
+        /// The depth of the room's modulation at that period (as ``Frame/modulation``).
+        public var modulation: Double
+
+        public init(pitch: Double, modulation: Double) {
+            self.pitch = pitch
+            self.modulation = modulation
+        }
+    }
+
+    /// How often the room is probed for a period of its own between sounds, in seconds.
+    public static let roomProbeInterval = 0.5
+    /// Probes in a row that must agree for the room's period to be held (1.5 s of it: the
+    /// flutter's echo after a breath, or a breath's own flutter starting under the gate, lasts
+    /// less), and that must miss it for it to be dropped.
+    static let roomProbesToHold = 4
 
     /// The configuration the tracker was set up with.
     public let configuration: Configuration
@@ -292,6 +322,14 @@ public struct FlutterPitchTracker {
     private var untilFrame: Int
     private var previousPeriod: Double?
     private let periodLimits: ClosedRange<Double>
+    /// Frames between two probes of the room (a multiple of `acquisitionFrames`).
+    private let roomProbeFrames: Int
+    /// The mean of the probes in a row that agreed on a period, and how many they were.
+    private var roomStreak: RoomPeriod?
+    private var roomStreakCount = 0
+    /// Probes in a row that did not find the room's period.
+    private var missedRoomProbes = 0
+    private var room: RoomPeriod?
 
     /// Lowest rate, in Hz, at which ``PeriodEvidence`` reads the envelope (every third sample at
     /// 980 Hz).
@@ -350,6 +388,7 @@ public struct FlutterPitchTracker {
             dropCount: max(1, Int((configuration.holdDuration / frameInterval).rounded()) + 1),
             reportRunLength: configuration.reportAfter))
         periodLimits = shortestPeriod...longestPeriod
+        roomProbeFrames = acquisitionFrames * max(1, Int((Self.roomProbeInterval / (Double(acquisitionFrames) * frameInterval)).rounded()))
         let centreDelay = Double(plain.delay) + Double(spanLength - 1) / 2
         latency = (centreDelay * Double(blockLength) + Double(blockLength - 1) / 2 + frontEnd.delay) / fs
     }
@@ -369,6 +408,10 @@ public struct FlutterPitchTracker {
         previousPeriod = nil
         trackLevel = 0
         trackOnPlain = false
+        roomStreak = nil
+        roomStreakCount = 0
+        missedRoomProbes = 0
+        room = nil
     }
 
     /// Processes a chunk of mono samples, calling `onFrame` for every frame it completes.
@@ -500,7 +543,10 @@ public struct FlutterPitchTracker {
                 evidenceStrength = evidence.strongest()?.correlation ?? 0
             }
             _ = smooth(nil)
-            return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0, periodEvidence: periodEvidence)
+            if checkFractions, previousPeriod == nil, configuration.evidenceTime > 0, index % roomProbeFrames == 0 {
+                probeRoom(newest: newest)
+            }
+            return Frame(time: time, pitch: nil, confidence: 0, energy: level, modulation: 0, periodEvidence: periodEvidence, room: room)
         }
         let faded = previousPeriod != nil && level < trackLevel * fadeRatio
         if previousPeriod == nil { trackOnPlain = !searchesBoth }
@@ -531,7 +577,46 @@ public struct FlutterPitchTracker {
             time: time,
             pitch: smoothed.map { energyRate / $0 },
             confidence: max(0, min(1, candidate?.period.correlation ?? 0)),
-            energy: level, modulation: heard.modulation, periodEvidence: periodEvidence)
+            energy: level, modulation: heard.modulation, periodEvidence: periodEvidence, room: room)
+    }
+
+    /// Searches the span ending at `newest` for a period of the room's own (the view a new track
+    /// is searched in first, then the other), as a single span is accepted, and updates ``room``.
+    private mutating func probeRoom(newest: Int) {
+        var found = roomPeriod(onPlain: !searchesBoth, newest: newest)
+        if found == nil, searchesBoth { found = roomPeriod(onPlain: true, newest: newest) }
+        func agrees(_ period: RoomPeriod?) -> Bool {
+            guard let found, let period else { return false }
+            return abs(found.pitch - period.pitch) <= configuration.consistency * period.pitch
+        }
+        if let found, var streak = roomStreak, agrees(streak) {
+            roomStreakCount += 1
+            let weight = 1 / Double(roomStreakCount)
+            streak.pitch += weight * (found.pitch - streak.pitch)
+            streak.modulation += weight * (found.modulation - streak.modulation)
+            roomStreak = streak
+        } else {
+            roomStreak = found
+            roomStreakCount = found == nil ? 0 : 1
+        }
+        if roomStreakCount >= Self.roomProbesToHold {
+            room = roomStreak
+            missedRoomProbes = 0
+        } else if agrees(room) {
+            missedRoomProbes = 0
+        } else {
+            missedRoomProbes += 1
+            if missedRoomProbes >= Self.roomProbesToHold { room = nil }
+        }
+    }
+
+    /// The period one view's span ending at `newest` holds, if a single span would be accepted.
+    private mutating func roomPeriod(onPlain: Bool, newest: Int) -> RoomPeriod? {
+        let heard = hear(onPlain: onPlain, newest: newest, checkFractions: true, updatesEvidence: false, onlyNear: false)
+        guard let period = heard.found, periodLimits.contains(period.period), period.correlation > configuration.acceptance,
+            period.secondPeak.map({ $0 >= configuration.secondPeakMinimum }) ?? true
+        else { return nil }
+        return RoomPeriod(pitch: energyRate / period.period, modulation: heard.modulation)
     }
 
     /// ``listen(to:newest:spanLength:previous:checkFractions:updatesEvidence:configuration:search:evidence:)``
