@@ -224,8 +224,8 @@ final class SessionAnalyzerTests: XCTestCase {
         }
     }
 
-    /// A fan beating at 14 Hz all along: a breath taken without the device is no breath, while
-    /// the device's breaths count, one of them at the fan's own rate.
+    /// A fan beating at 14 Hz all along: a breath taken without the device is no breath, and the
+    /// patient is told why, while the device's breaths count, one of them at the fan's own rate.
     func testARoomThatBeatsInTheBandMakesNoBreathOfPlainBreath() throws {
         let rate = 16000.0
         var rng = SeededGenerator(seed: 21)
@@ -268,6 +268,9 @@ final class SessionAnalyzerTests: XCTestCase {
             XCTAssertEqual(found, span.name == "plain" ? 0 : 1, span.name)
         }
         XCTAssertEqual(breaths.count, 2)
+        let withoutDevice = try XCTUnwrap(spans.first)
+        let warned = run.frames.filter { $0.time > withoutDevice.start && $0.time < withoutDevice.end }.compactMap(\.warning)
+        XCTAssertTrue(warned.contains(.noFlutter), "the breath without the device is told to breathe out through it: \(Set(warned))")
     }
 
     func testBackgroundSpeechAndMusicDoNotChangeTheCount() throws {

@@ -233,7 +233,7 @@ public struct SessionAnalyzer {
         pending[index % pending.count].upperFrequencyHz = band
         overshoots.process(levelDB: level, sounding: detector.isListening, exhaling: detector.isExhaling)
         let verdict = signalCheck.process(SignalCheck.Observation(
-            levelDB: level, roomDB: detector.backgroundDB, sounding: detector.isListening, pitched: frame.pitch != nil,
+            levelDB: level, roomDB: detector.backgroundDB, sounding: detector.isListening, pitched: frame.pitch != nil && !roomsOwn,
             modulation: frame.modulation, clippedShare: clippedShare, upperFrequencyHz: band,
             onsetOvershootDB: overshoots.overshootDB, roundingDB: detector.isListening ? roundingDB : nil,
             roomRiseDB: roomRises.riseDB, periodEvidence: frame.periodEvidence))

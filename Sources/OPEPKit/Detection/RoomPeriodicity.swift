@@ -9,7 +9,8 @@
 /// period the room had before the sound (``FlutterPitchTracker/RoomPeriod``) is the room's,
 /// unless the sound is modulated at least `deviceDepthRatio` (1.5) times as deeply as the room
 /// was: a device near the phone modulates its sound 0.4-1, a room heard through a breath no
-/// deeper than the room alone.
+/// deeper than the room alone. The detector and the signal check both take such a pitch as none,
+/// so a breath without the device beside a fan is told to breathe out through the device.
 public enum RoomPeriodicity {
     /// How much deeper than the room's own modulation a sound at the room's period must be
     /// modulated to be the device's.
