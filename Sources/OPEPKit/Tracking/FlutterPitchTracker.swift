@@ -613,9 +613,7 @@ public struct FlutterPitchTracker {
     /// The period one view's span ending at `newest` holds, if a single span would be accepted.
     private mutating func roomPeriod(onPlain: Bool, newest: Int) -> RoomPeriod? {
         let heard = hear(onPlain: onPlain, newest: newest, checkFractions: true, updatesEvidence: false, onlyNear: false)
-        guard let period = heard.found, periodLimits.contains(period.period), period.correlation > configuration.acceptance,
-            period.secondPeak.map({ $0 >= configuration.secondPeakMinimum }) ?? true
-        else { return nil }
+        guard let period = heard.found, stands(period), period.correlation > configuration.acceptance else { return nil }
         return RoomPeriod(pitch: energyRate / period.period, modulation: heard.modulation)
     }
 
@@ -674,6 +672,12 @@ public struct FlutterPitchTracker {
         return hearing
     }
 
+    /// Whether a period found in a span may stand at all: inside the band (with its margin) and,
+    /// where twice the period fits in the span, repeated there.
+    private func stands(_ found: PeriodCandidate) -> Bool {
+        periodLimits.contains(found.period) && (found.secondPeak.map { $0 >= configuration.secondPeakMinimum } ?? true)
+    }
+
     /// The frame's accepted period, if any, and whether it was heard clearly (a new track's
     /// evidence, or a single span above the full acceptance). `proposal` is the evidence's
     /// strongest period when it was updated without a track, with this span's own correlation at
@@ -681,8 +685,7 @@ public struct FlutterPitchTracker {
     private func decide(
         _ found: PeriodCandidate?, proposal: (evidence: PeriodCandidate, spanCorrelation: Double)?, faded: Bool
     ) -> (period: PeriodCandidate, strong: Bool)? {
-        if let found, periodLimits.contains(found.period),
-            found.secondPeak.map({ $0 >= configuration.secondPeakMinimum }) ?? true {
+        if let found, stands(found) {
             if found.correlation > threshold(for: found.period, faded: faded) {
                 return (found, found.correlation > configuration.acceptance)
             }
