@@ -181,7 +181,8 @@ final class SignalCheckTests: XCTestCase {
     func testEachCauseIsNamedWithItsMeasure() throws {
         let cases: [(SignalCheck.Observation, SignalProblem, Double)] = [
             (sound(clipped: 0.3, band: 2000), .clipped, 0.3),
-            (sound(level: -40, room: -45, band: 2900, overshoot: 8), .bandLimited, 2900),
+            (sound(level: -40, room: -45, band: 2900, overshoot: 8), .gainControl, 8),
+            (sound(level: -40, room: -45, modulation: 0.1, band: 2900), .bandLimited, 2900),
             (sound(level: -40, room: -45, modulation: 0.1, overshoot: 4.5), .gainControl, 4.5),
             (sound(level: -40, room: -45, clipped: 0.01), .tooNoisy, SignalCheck.signalToNoise(levelDB: -40, roomDB: -45)),
             (sound(level: -65, room: -70), .tooQuiet, SignalCheck.signalToNoise(levelDB: -65, roomDB: -70)),

@@ -62,16 +62,19 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// first that applies:
 /// 1. ``SignalProblem/clipped`` when at least `clippedShareLimit` (default 2 %) of the samples
 ///    are held at their peak (a breath clipped 6 dB above its RMS holds about 5 % there);
-/// 2. ``SignalProblem/bandLimited`` when the sound reaches no higher than `narrowBandHz`
-///    (default 3.2 kHz: a telephone line reads 2.6-3.0 kHz, a phone's own recording at 16 kHz
-///    about 4.4 kHz);
-/// 3. ``SignalProblem/gainControl`` when the session's exhalations overshoot their own level as
+/// 2. ``SignalProblem/gainControl`` when the session's exhalations overshoot their own level as
 ///    they start by `gainControlOvershootDB` or more (default 3 dB; ``OnsetOvershootMeter``: a
 ///    gain control turned up for the room between breaths; breaths heard as they are read
 ///    0.6-1.9 dB), or the room rises across the pauses between them by `gainControlRoomRiseDB`
 ///    or more (default 2 dB; ``RoomRiseMeter``: the gain given back after each breath; a room
 ///    heard as it is keeps its level). Gain control lifts the room and flattens the flutter, so
-///    it would otherwise be named noise or distance, with the wrong advice;
+///    it would otherwise be named noise or distance, with the wrong advice. It is read from the
+///    session's levels, which a narrow band leaves as they are, so it comes before the band (on
+///    the first 400 random tuning sessions the meters fire in 22 % of the narrow-band sessions
+///    without gain control and 20 % of the wide ones, in 70 % and 81 % of those with it);
+/// 3. ``SignalProblem/bandLimited`` when the sound reaches no higher than `narrowBandHz`
+///    (default 3.2 kHz: a telephone line reads 2.6-3.0 kHz, a phone's own recording at 16 kHz
+///    about 4.4 kHz, a dark breath at 11.025 kHz 2.6-3.9 kHz);
 /// 4. ``SignalProblem/tooFar`` when the modulation depth, undiluted by the room's noise, is under
 ///    `shallowModulation` (default 0.2; the tracker needs 0.1, a device near the phone modulates
 ///    its sound 0.4-1), unless the tracker's period evidence (its strongest correlation averaged
@@ -383,11 +386,11 @@ public struct SignalCheck {
         configuration c: Configuration
     ) -> Finding? {
         if clippedShare >= c.clippedShareLimit { return Finding(problem: .clipped, measure: clippedShare) }
-        if let band = upperFrequencyHz, band < c.narrowBandHz { return Finding(problem: .bandLimited, measure: band) }
         if let overshoot = onsetOvershootDB, overshoot >= c.gainControlOvershootDB {
             return Finding(problem: .gainControl, measure: overshoot)
         }
         if let rise = roomRiseDB, rise >= c.gainControlRoomRiseDB { return Finding(problem: .gainControl, measure: rise) }
+        if let band = upperFrequencyHz, band < c.narrowBandHz { return Finding(problem: .bandLimited, measure: band) }
         let undiluted = modulation * (1 + power(10, -(ratioDB ?? .infinity) / 10))
         if undiluted < c.shallowModulation {
             if let evidence = periodEvidence, evidence < c.noFlutterEvidence { return Finding(problem: .noFlutter, measure: modulation) }
