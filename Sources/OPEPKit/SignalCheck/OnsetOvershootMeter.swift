@@ -13,15 +13,20 @@
 /// room's music runs into it. So the exhalation's onset is where the sound first comes within
 /// `onsetRiseDB` (default 6 dB) of its upper quartile level (the exhalation's own level, which
 /// holds most of a long sound). For every exhalation this meter takes the loudest frame of the
-/// `onsetTime` (default 0.4 s) from there against the median level of the rest (to 0.25 dB; the
-/// median, so that the sound's fading tail does not count), and gives the median of that over
-/// the last `remembered` (default 9) exhalations lasting at least `shortestExhalation`
-/// (default 1.5 s) from their onset: a cough or a voice at one breath's start does not count for
-/// the session. The first `longestSound` (default 20 s) of a sound are read. On the first 30
-/// random tuning sessions, with the onset at the sound's start, the median overshoot was
-/// 0.6-1.9 dB in each of the 15 without gain control and 2.2-9.5 dB in 13 of the 15 with it; on
-/// the first 400, gain control that cost coverage read as much as -19 dB when the onset was the
-/// sound's start, an inhalation or music 20 dB under the breath having started the sound.
+/// `onsetTime` (default 0.4 s) from there against the loudest frames of the rest, like against
+/// like: the median of the loudest frames of its whole spans of `onsetTime` (the median, so
+/// that the sound's fading tail does not count). A breath's level fluctuates by itself from
+/// frame to frame (real breath by several dB), so its loudest frame in any 0.4 s stands over its
+/// median level even where nothing overshoots: against the median level, breaths without gain
+/// control read 1.1-4.1 dB with real breath (10th-90th percentile of the sessions) and 0.5-2.3 dB
+/// with steady noise, and 31 % of the real-breath sessions without gain control were named gain
+/// control; against the spans' loudest frames, -0.4-1.9 and -0.1-0.7 dB (on the first 400 random
+/// tuning sessions, docs/accuracy-and-speed.md). It gives the median of that over the last
+/// `remembered` (default 9) exhalations lasting at least `shortestExhalation` (default 1.5 s)
+/// from their onset: a cough or a voice at one breath's start does not count for the session.
+/// The first `longestSound` (default 20 s) of a sound are read. On the first 400, gain control
+/// that cost coverage read as much as -19 dB when the onset was the sound's start, an inhalation
+/// or music 20 dB under the breath having started the sound.
 ///
 /// Frame by frame; no allocation (a sound's levels are kept in a buffer made by the initialiser).
 struct OnsetOvershootMeter {
@@ -39,6 +44,8 @@ struct OnsetOvershootMeter {
     /// The sound going on: its levels (the first `levels.count`), how many frames it has, and
     /// whether it was taken for an exhalation.
     private var levels: [Double]
+    /// The loudest frames of a sound's spans after its onset.
+    private var peaks: [Double]
     private var frames = 0
     private var exhaling = false
     /// A histogram of levels in ``binWidth`` from ``lowestDB``, for the quantiles.
@@ -60,6 +67,7 @@ struct OnsetOvershootMeter {
         shortestFrames = max(onsetFrames + 1, Int((shortestExhalation / frameInterval).rounded()))
         onsetRise = onsetRiseDB
         levels = [Double](repeating: 0, count: max(shortestFrames, Int((longestSound / frameInterval).rounded())))
+        peaks = [Double](repeating: 0, count: levels.count / onsetFrames + 1)
         recent = RecentValues(capacity: remembered)
         histogram = [Int32](repeating: 0, count: Int(-Self.lowestDB / Self.binWidth) + 1)
     }
@@ -88,7 +96,23 @@ struct OnsetOvershootMeter {
         let reference = quantile(0.75, from: 0, to: n) - onsetRise
         guard let onset = levels[0..<n].firstIndex(where: { $0 >= reference }), n - onset >= shortestFrames else { return nil }
         let peak = levels[onset..<(onset + onsetFrames)].max() ?? reference
-        return peak - quantile(0.5, from: onset + onsetFrames, to: n)
+        return peak - laterPeaks(from: onset + onsetFrames, to: n)
+    }
+
+    /// The median of the loudest frames of the whole spans of `onsetFrames` within `start..<end`:
+    /// what the onset's loudest frame is compared with, so that a level that merely fluctuates
+    /// reads no overshoot however deep its fluctuations.
+    private mutating func laterPeaks(from start: Int, to end: Int) -> Double {
+        var spans = 0
+        var first = start
+        while first + onsetFrames <= end {
+            peaks[spans] = levels[first..<(first + onsetFrames)].max() ?? 0
+            spans += 1
+            first += onsetFrames
+        }
+        guard spans > 0 else { return levels[start..<end].max() ?? 0 }
+        sortPrefix(&peaks, count: spans)
+        return spans % 2 == 1 ? peaks[spans / 2] : (peaks[spans / 2 - 1] + peaks[spans / 2]) / 2
     }
 
     /// The `share` quantile of the levels `start..<end`, to ``binWidth``.

@@ -65,7 +65,7 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// 2. ``SignalProblem/gainControl`` when the session's exhalations overshoot their own level as
 ///    they start by `gainControlOvershootDB` or more (default 3 dB; ``OnsetOvershootMeter``: a
 ///    gain control turned up for the room between breaths; breaths heard as they are read
-///    0.6-1.9 dB), or the room rises across the pauses between them by `gainControlRoomRiseDB`
+///    under 2 dB in nine sessions of ten), or the room rises across the pauses between them by `gainControlRoomRiseDB`
 ///    or more (default 2 dB; ``RoomRiseMeter``: the gain given back after each breath; a room
 ///    heard as it is keeps its level). Gain control lifts the room and flattens the flutter, so
 ///    it would otherwise be named noise or distance, with the wrong advice. It is read from the
