@@ -65,13 +65,14 @@ public enum SignalProblem: String, Sendable, Hashable, CaseIterable {
 /// 2. ``SignalProblem/gainControl`` when the session's exhalations overshoot their own level as
 ///    they start by `gainControlOvershootDB` or more (default 3 dB; ``OnsetOvershootMeter``: a
 ///    gain control turned up for the room between breaths; breaths heard as they are read
-///    under 2 dB in nine sessions of ten), or the room rises across the pauses between them by `gainControlRoomRiseDB`
-///    or more (default 2 dB; ``RoomRiseMeter``: the gain given back after each breath; a room
-///    heard as it is keeps its level). Gain control lifts the room and flattens the flutter, so
-///    it would otherwise be named noise or distance, with the wrong advice. It is read from the
-///    session's levels, which a narrow band leaves as they are, so it comes before the band (on
-///    the first 400 random tuning sessions the meters fire in 22 % of the narrow-band sessions
-///    without gain control and 20 % of the wide ones, in 70 % and 81 % of those with it);
+///    under 2 dB in nine sessions of ten), or the room rises across the pauses between them by
+///    `gainControlRoomRiseDB` or more (default 2 dB; ``RoomRiseMeter``: the gain given back
+///    after each breath; a room heard as it is keeps its level). Gain control lifts the room and
+///    flattens the flutter, so it would otherwise be named noise or distance, with the wrong
+///    advice. It is read from the session's levels, which a narrow band leaves as they are, so
+///    it comes before the band (on the first 400 random tuning sessions it is named in 9 % of the
+///    narrow-band sessions without gain control and 5 % of the wide ones, in 68 % and 77 % of
+///    those with it);
 /// 3. ``SignalProblem/bandLimited`` when the sound reaches no higher than `narrowBandHz`
 ///    (default 3.2 kHz: a telephone line reads 2.6-3.0 kHz, a phone's own recording at 16 kHz
 ///    about 4.4 kHz, a dark breath at 11.025 kHz 2.6-3.9 kHz);
