@@ -19,6 +19,6 @@ public enum RoomPeriodicity {
     /// Whether `pitch` (Hz), heard with modulation depth `modulation`, is explained by `room`.
     public static func explains(pitch: Double?, modulation: Double, room: FlutterPitchTracker.RoomPeriod?, consistency: Double) -> Bool {
         guard let pitch, let room else { return false }
-        return abs(pitch - room.pitch) <= consistency * room.pitch && modulation < deviceDepthRatio * room.modulation
+        return room.holds(pitch, consistency: consistency) && modulation < deviceDepthRatio * room.modulation
     }
 }

@@ -264,6 +264,11 @@ public struct FlutterPitchTracker {
             self.pitch = pitch
             self.modulation = modulation
         }
+
+        /// Whether `pitch` (Hz) lies within `consistency` (a share of the room's pitch) of it.
+        public func holds(_ pitch: Double, consistency: Double) -> Bool {
+            abs(pitch - self.pitch) <= consistency * self.pitch
+        }
     }
 
     /// How often the room is probed for a period of its own between sounds, in seconds.
@@ -587,7 +592,7 @@ public struct FlutterPitchTracker {
         if found == nil, searchesBoth { found = roomPeriod(onPlain: true, newest: newest) }
         func agrees(_ period: RoomPeriod?) -> Bool {
             guard let found, let period else { return false }
-            return abs(found.pitch - period.pitch) <= configuration.consistency * period.pitch
+            return period.holds(found.pitch, consistency: configuration.consistency)
         }
         if let found, var streak = roomStreak, agrees(streak) {
             roomStreakCount += 1
