@@ -57,6 +57,13 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var medianPressureError: Double?
     /// Share of pitches more than 20 % off.
     public var grossErrors: Double
+    /// Share of pitches at twice or half the rocker's realised rate (within
+    /// ``FrameScore/octaveTolerance``): the gross errors a flutter with two pulses per cycle, or
+    /// every other pulse weaker, makes.
+    public var octaveErrors: Double = 0
+    /// True breaths more than half of whose scored pitches are octave errors: a breath whose
+    /// pressure is reported 11 cmH2O or more off.
+    public var breathsAtWrongOctave: Int = 0
     /// Share of frames outside true exhalations that had a pitch.
     public var falseReports: Double
     /// Median over the breaths heard of the time from the flutter's start to the first live
@@ -201,6 +208,8 @@ public enum Evaluator {
             unmeasuredFlutter: score.unmeasuredFlutter, warningsDuringFlutter: score.warningsDuringFlutter, warningsOutside: score.warningsOutside,
             warningsRaisedDuringFlutter: score.warningsRaisedDuringFlutter, drawnCauses: DrawnCauses.of(evaluationCase.simulation), misses: [])
         result.plainExhalationWarnings = score.plainExhalationWarnings
+        result.octaveErrors = score.octaveShare
+        result.breathsAtWrongOctave = score.breathsAtWrongOctave
         result.misses = misses(result, targets: targets)
         return result
     }
@@ -308,6 +317,9 @@ struct FrameScore {
     private(set) var nominalErrors: [Double] = []
     private var flutterFrames = 0
     private var gross = 0
+    private var octave = 0
+    /// Per true breath, by its flutter's start: its scored pitches, and those at the wrong octave.
+    private var breathOctaves: [Double: (pitches: Int, octave: Int)] = [:]
     private var outsideFrames = 0
     private var outsideWithPitch = 0
     /// The signal check during the scored flutter and outside (see ``EvaluationResult``).
@@ -328,6 +340,15 @@ struct FrameScore {
 
     /// An error above this share of the true pitch is a gross one (20 %).
     static let grossErrorShare = 0.2
+    /// A pitch within this share of twice or half the true pitch is an octave error (12 %, the
+    /// tracker's consistency: such a pitch is a track on the wrong multiple of the period).
+    static let octaveTolerance = 0.12
+
+    /// Whether `pitch` lies at twice or half `truePitch`.
+    static func isOctaveError(_ pitch: Double, truePitch: Double) -> Bool {
+        abs(pitch - 2 * truePitch) <= octaveTolerance * 2 * truePitch
+            || abs(pitch - truePitch / 2) <= octaveTolerance * truePitch / 2
+    }
 
     init(truth: GroundTruth, settling: Double, window: Double, frameInterval: Double) {
         self.truth = truth
@@ -374,6 +395,10 @@ struct FrameScore {
         errors.append(error)
         nominalErrors.append(abs(pitch - nominal))
         if error > Self.grossErrorShare * truePitch { gross += 1 }
+        let wrongOctave = Self.isOctaveError(pitch, truePitch: truePitch)
+        if wrongOctave { octave += 1 }
+        breathOctaves[breath.flutterStart, default: (0, 0)].pitches += 1
+        if wrongOctave { breathOctaves[breath.flutterStart, default: (0, 0)].octave += 1 }
     }
 
     mutating func addLive(_ frame: SessionFrame) {
@@ -394,6 +419,8 @@ struct FrameScore {
 
     var coverage: Double { flutterFrames > 0 ? Double(errors.count) / Double(flutterFrames) : 0 }
     var grossShare: Double { errors.isEmpty ? 0 : Double(gross) / Double(errors.count) }
+    var octaveShare: Double { errors.isEmpty ? 0 : Double(octave) / Double(errors.count) }
+    var breathsAtWrongOctave: Int { breathOctaves.values.filter { 2 * $0.octave > $0.pitches }.count }
     var falseReportShare: Double { outsideFrames > 0 ? Double(outsideWithPitch) / Double(outsideFrames) : 0 }
     var gaugeFalseReportShare: Double { liveOutside > 0 ? Double(liveOutsideWithPitch) / Double(liveOutside) : 0 }
     var gaugeGrossShare: Double { gaugePitches > 0 ? Double(gaugeGross) / Double(gaugePitches) : 0 }

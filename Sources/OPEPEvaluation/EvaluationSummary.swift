@@ -42,6 +42,11 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     /// Exhalations without the device during which the check warned, by the first reason given.
     public var plainExhalationWarnings: [String: Int]
     public var grossErrors: Spread?
+    /// Each case's share of pitches at twice or half the true rate, and the true breaths over the
+    /// corpus reported mostly at the wrong octave (``EvaluationResult/breathsAtWrongOctave``).
+    public var octaveErrors: Spread?
+    public var breathsAtWrongOctave: Int
+    public var breathsTrue: Int
     public var falseReports: Spread?
     /// Each case's median time from flutter onset to the gauge's first pitch, in seconds.
     public var gaugeDelay: Spread?
@@ -85,6 +90,9 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
             counts.merge(result.plainExhalationWarnings, uniquingKeysWith: +)
         }
         grossErrors = Spread(results.map { ($0.name, $0.grossErrors) }, higherIsBetter: false)
+        octaveErrors = Spread(results.map { ($0.name, $0.octaveErrors) }, higherIsBetter: false)
+        breathsAtWrongOctave = results.reduce(0) { $0 + $1.breathsAtWrongOctave }
+        breathsTrue = results.reduce(0) { $0 + $1.breathsTrue }
         falseReports = Spread(results.map { ($0.name, $0.falseReports) }, higherIsBetter: false)
         gaugeDelay = Spread(results.map { ($0.name, $0.gaugeDelay) }, higherIsBetter: false)
         gaugeFalseReports = Spread(results.map { ($0.name, $0.gaugeFalseReports) }, higherIsBetter: false)

@@ -203,6 +203,7 @@ enum EvaluationTable {
                 + (s.worstCase.map { "; worst case \($0)" } ?? ""),
             "  exhalations without the device: \(s.plainExhalations), breaths found in them: \(s.plainExhalationBreaths), "
                 + "warned in: \(plainWarnings(s))",
+            "  true breaths reported mostly at twice or half their rate: \(s.breathsAtWrongOctave) of \(s.breathsTrue)",
             "  signal check: \(s.underCoverage) cases under 95 % coverage, a reason given in \(s.underCoverageNamed), for half or more of their unmeasured flutter in \(s.underCoverageMostlyNamed); \(s.underCoverageWithDrawnCause) drew a cause, given in \(s.underCoverageDrawnCauseGiven), \(s.underCoverageCostlyCause) lost their coverage to one, given in \(s.underCoverageCostlyCauseGiven); \(s.metButWarned) of \(s.passed) that met every target warned during a breath, \(s.metButRaised) raised a warning there",
             "  measure          min     p10  median     p90   worst  worst case",
         ]
@@ -218,6 +219,7 @@ enum EvaluationTable {
         line("p90 Hz", s.p90ErrorHz, { fixed($0, 3) }, higherIsBetter: false)
         line("nominal Hz", s.medianNominalErrorHz, { fixed($0, 3) }, higherIsBetter: false)
         line("gross", s.grossErrors, percent, higherIsBetter: false)
+        line("octave", s.octaveErrors, percent, higherIsBetter: false)
         line("false", s.falseReports, percent, higherIsBetter: false)
         line("gauge s", s.gaugeDelay, { fixed($0, 2) }, higherIsBetter: false)
         line("gauge false", s.gaugeFalseReports, percent, higherIsBetter: false)

@@ -120,3 +120,37 @@ final class GaugeScoreTests: XCTestCase {
         XCTAssertEqual(score.gaugeDelays.count, 1)
     }
 }
+
+final class OctaveScoreTests: XCTestCase {
+    func testAnOctaveErrorIsAPitchNearTwiceOrHalfTheTrueRate() {
+        for (ratio, expected) in [(2.0, true), (2.2, true), (1.8, true), (1.7, false), (2.3, false), (0.5, true), (0.45, true), (0.6, false), (1.0, false), (1.3, false)] {
+            XCTAssertEqual(FrameScore.isOctaveError(20 * ratio, truePitch: 20), expected, "\(ratio) times the rate")
+        }
+    }
+
+    /// The octave errors are the share of scored pitches at twice or half the realised rate; a
+    /// breath is at the wrong octave when more than half of its scored pitches are.
+    func testBreathsMostlyAtTheWrongOctaveAreCounted() throws {
+        let breaths = [trueBreath(1, 5, index: 0), trueBreath(7, 11, index: 1)]
+        let truth = GroundTruth(configuration: SimulationConfiguration(), duration: 12, breaths: breaths, huffs: [])
+        var score = FrameScore(truth: truth, settling: 0.35, window: 0.25, frameInterval: 0.01)
+        var scored = 0, octave = 0
+        for step in 0..<1200 {
+            let time = Double(step) / 100 + 0.005
+            var pitch: Double?
+            if let breath = truth.breath(at: time), time >= breath.flutterStart + 0.35, truth.pitch(at: time) != nil,
+                let truePitch = score.realised.pitch(at: time, window: 0.25) {
+                let first = breath.start < 6
+                let wrong = first ? step % 3 != 0 : step % 5 == 0
+                pitch = wrong ? (first ? 2 * truePitch : truePitch / 2) : (first ? truePitch : 1.3 * truePitch)
+                scored += 1
+                if wrong { octave += 1 }
+            }
+            score.add(SessionFrame(time: time, pitch: pitch, pressure: nil, confidence: 1, exhaling: true, zone: nil, levelDB: -30))
+        }
+        XCTAssertGreaterThan(scored, 500)
+        XCTAssertEqual(score.octaveShare, Double(octave) / Double(scored), accuracy: 1e-12)
+        XCTAssertEqual(score.breathsAtWrongOctave, 1, "the first breath, two thirds at twice its rate; the second a fifth at half")
+        XCTAssertGreaterThan(score.grossShare, score.octaveShare, "30 % off is gross but no octave")
+    }
+}
