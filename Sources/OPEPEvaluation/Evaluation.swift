@@ -62,7 +62,8 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     /// every other pulse weaker, makes.
     public var octaveErrors: Double = 0
     /// True breaths more than half of whose scored pitches are octave errors: a breath whose
-    /// pressure is reported 11 cmH2O or more off.
+    /// pressure is reported far off (twice a 10 Hz flutter reads 11 cmH2O high, half a 30 Hz one
+    /// 17 cmH2O low).
     public var breathsAtWrongOctave: Int = 0
     /// Share of frames outside true exhalations that had a pitch.
     public var falseReports: Double
