@@ -318,9 +318,8 @@ struct FrameScore {
     private(set) var nominalErrors: [Double] = []
     private var flutterFrames = 0
     private var gross = 0
-    private var octave = 0
-    /// Per true breath, by its flutter's start: its scored pitches, and those at the wrong octave.
-    private var breathOctaves: [Double: (pitches: Int, octave: Int)] = [:]
+    /// Per true breath, by its index: its scored pitches, and those at the wrong octave.
+    private var breathOctaves: [Int: (pitches: Int, octave: Int)] = [:]
     private var outsideFrames = 0
     private var outsideWithPitch = 0
     /// The signal check during the scored flutter and outside (see ``EvaluationResult``).
@@ -396,10 +395,9 @@ struct FrameScore {
         errors.append(error)
         nominalErrors.append(abs(pitch - nominal))
         if error > Self.grossErrorShare * truePitch { gross += 1 }
-        let wrongOctave = Self.isOctaveError(pitch, truePitch: truePitch)
-        if wrongOctave { octave += 1 }
-        breathOctaves[breath.flutterStart, default: (0, 0)].pitches += 1
-        if wrongOctave { breathOctaves[breath.flutterStart, default: (0, 0)].octave += 1 }
+        let wrongOctave = Self.isOctaveError(pitch, truePitch: truePitch) ? 1 : 0
+        breathOctaves[breath.index, default: (0, 0)].pitches += 1
+        breathOctaves[breath.index, default: (0, 0)].octave += wrongOctave
     }
 
     mutating func addLive(_ frame: SessionFrame) {
@@ -420,7 +418,9 @@ struct FrameScore {
 
     var coverage: Double { flutterFrames > 0 ? Double(errors.count) / Double(flutterFrames) : 0 }
     var grossShare: Double { errors.isEmpty ? 0 : Double(gross) / Double(errors.count) }
-    var octaveShare: Double { errors.isEmpty ? 0 : Double(octave) / Double(errors.count) }
+    var octaveShare: Double {
+        errors.isEmpty ? 0 : Double(breathOctaves.values.reduce(0) { $0 + $1.octave }) / Double(errors.count)
+    }
     var breathsAtWrongOctave: Int { breathOctaves.values.filter { 2 * $0.octave > $0.pitches }.count }
     var falseReportShare: Double { outsideFrames > 0 ? Double(outsideWithPitch) / Double(outsideFrames) : 0 }
     var gaugeFalseReportShare: Double { liveOutside > 0 ? Double(liveOutsideWithPitch) / Double(liveOutside) : 0 }

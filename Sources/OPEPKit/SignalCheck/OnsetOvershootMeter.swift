@@ -112,7 +112,7 @@ struct OnsetOvershootMeter {
         }
         guard spans > 0 else { return levels[start..<end].max() ?? 0 }
         sortPrefix(&peaks, count: spans)
-        return spans % 2 == 1 ? peaks[spans / 2] : (peaks[spans / 2 - 1] + peaks[spans / 2]) / 2
+        return medianOfSortedPrefix(peaks, count: spans)
     }
 
     /// The `share` quantile of the levels `start..<end`, to ``binWidth``.

@@ -24,9 +24,7 @@ struct RecentValues {
 
     /// The median of the kept values (the mean of the middle two when their count is even).
     var median: Double? {
-        let n = count
-        guard n > 0 else { return nil }
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+        count > 0 ? medianOfSortedPrefix(sorted, count: count) : nil
     }
 
     /// The lower quartile of the kept values: the one a quarter of the way up (rounded down).
@@ -52,4 +50,10 @@ func sortPrefix(_ values: inout [Double], count: Int) {
         }
         values[j] = value
     }
+}
+
+/// The median of the first `count` (at least one) of `values`, already sorted: the middle one, or
+/// the mean of the middle two when their count is even.
+func medianOfSortedPrefix(_ values: [Double], count: Int) -> Double {
+    count % 2 == 1 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2
 }
