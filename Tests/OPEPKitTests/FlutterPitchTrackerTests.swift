@@ -180,6 +180,11 @@ extension FlutterPitchTrackerTests {
         XCTAssertThrowsError(try FlutterPitchTracker(configuration: configuration)) { error in
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "acceptance")
         }
+        configuration.acceptance = 0.6
+        configuration.establishedSecondPeakMinimum = 0.7
+        XCTAssertThrowsError(try FlutterPitchTracker(configuration: configuration)) { error in
+            XCTAssertEqual("\(error)", "establishedSecondPeakMinimum = 0.7 is out of range: it must be between -1 and secondPeakMinimum (0.5)")
+        }
         XCTAssertThrowsError(try FlutterPitchTracker(configuration: .init(sampleRate: 1000))) { error in
             XCTAssertEqual("\(error)", "sampleRate = 1000 is out of range: it must be between 4000 and 384000 Hz")
         }
@@ -234,4 +239,38 @@ extension FlutterPitchTrackerTests {
 
     /// Strength of every other pulse against the rest.
     static let weakerPulse = 0.5
+}
+
+extension FlutterPitchTrackerTests {
+    /// A breath running out under as loud a noise: 22 Hz for 2.3 s, then falling to 10 Hz in
+    /// 0.3 s, the period 15 % longer each cycle, and no rocker after it. An established track
+    /// follows the fall on the estimates it hears clearly; without that (`establishedTrackTime`
+    /// 0) the correlation two cycles apart fails first and the track is held at its last period.
+    func testAnEstablishedTrackFollowsTheBreathsFallingEnd() throws {
+        let sampleRate = 44100.0, fallStart = 2.3, fallEnd = 2.6
+        let truth = { (t: Double) -> Double in t < fallStart ? 22 : 22 - 12 * min(1, (t - fallStart) / (fallEnd - fallStart)) }
+        func fallFollowed(establishedTrackTime: Double) throws -> (followed: Int, frames: Int, gross: Int) {
+            var configuration = FlutterPitchTracker.Configuration(sampleRate: sampleRate)
+            configuration.establishedTrackTime = establishedTrackTime
+            var tracker = try FlutterPitchTracker(configuration: configuration)
+            var followed = 0, frames = 0, gross = 0
+            for seed in 1...4 {
+                var signal = TestSignals.flutter(sampleRate: sampleRate, duration: fallEnd, pitch: truth, noiseDB: 0, seed: UInt64(seed))
+                signal += TestSignals.flutter(sampleRate: sampleRate, duration: 0.5, pitch: { _ in 0 }, noiseDB: 0, seed: UInt64(seed + 10))
+                tracker.reset()
+                tracker.process(signal) { frame in
+                    guard frame.time >= fallStart, frame.time < fallEnd - 0.1 else { return }
+                    frames += 1
+                    guard let pitch = frame.pitch else { return }
+                    if abs(pitch - truth(frame.time)) <= 0.2 * truth(frame.time) { followed += 1 } else { gross += 1 }
+                }
+            }
+            return (followed, frames, gross)
+        }
+        let established = try fallFollowed(establishedTrackTime: 1)
+        let without = try fallFollowed(establishedTrackTime: 0)
+        print("the falling end followed in \(established.followed) of \(established.frames) frames (\(without.followed) without)")
+        XCTAssertGreaterThan(established.followed, without.followed + established.frames / 10, "followed \(established) against \(without)")
+        XCTAssertLessThanOrEqual(established.gross, without.gross, "followed \(established) against \(without)")
+    }
 }

@@ -89,6 +89,8 @@ enum AnalysisJSON {
             ("report_after", .integer(t.reportAfter)),
             ("acquisition_interval", .number(t.acquisitionInterval)),
             ("hold_duration", .number(t.holdDuration)),
+            ("established_track_time", .number(t.establishedTrackTime)),
+            ("established_second_peak_minimum", .number(t.establishedSecondPeakMinimum)),
         ])
     }
 

@@ -18,7 +18,8 @@
 ///    periodicity.
 /// 5. ``PeriodSearch``: normalised autocorrelation over a 0.25 s span every 10 ms, narrowed around
 ///    the previous period, sub-sample peak by parabolic interpolation, accepted above 0.6 when
-///    the correlation near twice the period reaches 0.5. The whitened view is searched first
+///    the correlation near twice the period reaches 0.5 (0.3 near the period of a track heard for
+///    a second: a breath's falling end). The whitened view is searched first
 ///    (once a track is heard, the view that heard it last); when it gives nothing, the other is
 ///    searched too, every 40 ms: the whole band without a track, only near the track's period
 ///    with one (a track never jumps to another period through the other view). A track the other
@@ -102,6 +103,20 @@ public struct FlutterPitchTracker {
         /// device with 0.3, 1 with 0.4, none with 0.5, and a quiet sound before a cough made a
         /// breath in the named corpus's cough case below 0.5.
         public var secondPeakMinimum: Double = 0.5
+        /// How long a track must have been heard (its frames with an accepted estimate), in
+        /// seconds, before an estimate heard clearly near its period (above `acceptance`, while the
+        /// sound has not faded) continues it with the weaker repetition near twice the period of
+        /// `establishedSecondPeakMinimum` (default 1; 0 turns this off, as with ``Method/study``).
+        /// As a breath runs out its pressure falls, and its flutter with it: 22 to 10 Hz in the
+        /// last 0.3 s, a period 15 % longer each cycle, which a span compared two cycles apart no
+        /// longer finds repeated as well. On the first 400 random tuning sessions a third of the
+        /// flutter time without a pitch was such an end, the track held at its last period and
+        /// cut by the exhalation detector.
+        public var establishedTrackTime: Double = 1
+        /// Correlation needed near twice the period for an estimate heard clearly to continue an
+        /// established track (default 0.3; see `establishedTrackTime`). With none asked for, a
+        /// span half in a breath's noise after its flutter stopped was taken 5 % off the period.
+        public var establishedSecondPeakMinimum: Double = 0.3
         /// A shorter period wins over the best one when its correlation reaches this share of the
         /// best's (default 0.6; 0.8 with ``Method/study``, as before). Against half-rate reports:
         /// a flutter correlates at twice its period too, and when the breath's own fluctuation
@@ -162,6 +177,7 @@ public struct FlutterPitchTracker {
                 fadeDrop = 200
                 holdDuration = 0
                 evidenceTime = 0
+                establishedTrackTime = 0
             }
         }
 
@@ -201,6 +217,12 @@ public struct FlutterPitchTracker {
             try require(consistency > 0 && consistency <= 0.5, "consistency", consistency, "in (0, 0.5]")
             try require(reportAfter >= 1 && reportAfter <= maxRunLength, "reportAfter", Double(reportAfter), "between 1 and maxRunLength (\(maxRunLength))")
             try require(holdDuration >= 0 && holdDuration <= 1, "holdDuration", holdDuration, "between 0 and 1 s")
+            try require(
+                establishedTrackTime == 0 || (establishedTrackTime >= 0.1 && establishedTrackTime <= 10), "establishedTrackTime",
+                establishedTrackTime, "0 (off) or between 0.1 and 10 s")
+            try require(
+                establishedSecondPeakMinimum >= -1 && establishedSecondPeakMinimum <= secondPeakMinimum,
+                "establishedSecondPeakMinimum", establishedSecondPeakMinimum, "between -1 and secondPeakMinimum (\(secondPeakMinimum))")
             try require(acquisitionInterval >= frameInterval && acquisitionInterval <= 0.2, "acquisitionInterval", acquisitionInterval, "between frameInterval and 0.2 s")
         }
     }
@@ -322,6 +344,9 @@ public struct FlutterPitchTracker {
     private let fadeRatio: Double
     /// The mean energy of the frames in which the track was heard clearly.
     private var trackLevel = 0.0
+    /// Frames of the track with an accepted estimate, and how many make it established (nil: never).
+    private var trackHeardFrames = 0
+    private let establishedFrames: Int?
     private var frameCount = 0
     private var energyCount = 0
     private var untilFrame: Int
@@ -363,6 +388,8 @@ public struct FlutterPitchTracker {
         frameInterval = Double(hop) / fe
         acquisitionFrames = max(1, Int((configuration.acquisitionInterval / frameInterval).rounded()))
         fadeRatio = 1 / power(10, configuration.fadeDrop / 10)
+        establishedFrames = configuration.establishedTrackTime > 0
+            ? Int((configuration.establishedTrackTime / frameInterval).rounded()) : nil
         let shortestPeriod = fe / (configuration.upperFrequency * Self.bandMargin)
         let longestPeriod = fe * Self.bandMargin / configuration.lowerFrequency
         let shortest = Int(shortestPeriod.rounded(.down)) - 1
@@ -412,6 +439,7 @@ public struct FlutterPitchTracker {
         frameCount = 0
         previousPeriod = nil
         trackLevel = 0
+        trackHeardFrames = 0
         trackOnPlain = false
         roomStreak = nil
         roomStreakCount = 0
@@ -516,6 +544,7 @@ public struct FlutterPitchTracker {
         studyPeriods.reset()
         previousPeriod = nil
         trackLevel = 0
+        trackHeardFrames = 0
     }
 
     /// The correlation an estimate at `period` must exceed: the full acceptance for a new track,
@@ -578,6 +607,11 @@ public struct FlutterPitchTracker {
             drop()
         }
         let smoothed = smooth(candidate?.period.period)
+        if previousPeriod == nil {
+            trackHeardFrames = 0
+        } else if candidate != nil {
+            trackHeardFrames += 1
+        }
         return Frame(
             time: time,
             pitch: smoothed.map { energyRate / $0 },
@@ -618,7 +652,7 @@ public struct FlutterPitchTracker {
     /// The period one view's span ending at `newest` holds, if a single span would be accepted.
     private mutating func roomPeriod(onPlain: Bool, newest: Int) -> RoomPeriod? {
         let heard = hear(onPlain: onPlain, newest: newest, checkFractions: true, updatesEvidence: false, onlyNear: false)
-        guard let period = heard.found, stands(period), period.correlation > configuration.acceptance else { return nil }
+        guard let period = heard.found, stands(period, faded: true), period.correlation > configuration.acceptance else { return nil }
         return RoomPeriod(pitch: energyRate / period.period, modulation: heard.modulation)
     }
 
@@ -678,9 +712,22 @@ public struct FlutterPitchTracker {
     }
 
     /// Whether a period found in a span may stand at all: inside the band (with its margin) and,
-    /// where twice the period fits in the span, repeated there.
-    private func stands(_ found: PeriodCandidate) -> Bool {
-        periodLimits.contains(found.period) && (found.secondPeak.map { $0 >= configuration.secondPeakMinimum } ?? true)
+    /// where twice the period fits in the span, repeated there, unless it continues an
+    /// established track.
+    private func stands(_ found: PeriodCandidate, faded: Bool) -> Bool {
+        guard periodLimits.contains(found.period) else { return false }
+        guard let second = found.secondPeak, second < configuration.secondPeakMinimum else { return true }
+        return second >= configuration.establishedSecondPeakMinimum && continuesEstablishedTrack(found, faded: faded)
+    }
+
+    /// Whether `found` was heard clearly near the period of a track heard for
+    /// `establishedTrackTime`, in a sound that has not faded (see
+    /// ``Configuration/establishedTrackTime``).
+    private func continuesEstablishedTrack(_ found: PeriodCandidate, faded: Bool) -> Bool {
+        guard let establishedFrames, trackHeardFrames >= establishedFrames, !faded,
+            found.correlation > configuration.acceptance, let previous = previousPeriod
+        else { return false }
+        return abs(found.period - previous) <= configuration.consistency * previous
     }
 
     /// The frame's accepted period, if any, and whether it was heard clearly (a new track's
@@ -690,7 +737,7 @@ public struct FlutterPitchTracker {
     private func decide(
         _ found: PeriodCandidate?, proposal: (evidence: PeriodCandidate, spanCorrelation: Double)?, faded: Bool
     ) -> (period: PeriodCandidate, strong: Bool)? {
-        if let found, stands(found) {
+        if let found, stands(found, faded: faded) {
             if found.correlation > threshold(for: found.period, faded: faded) {
                 return (found, found.correlation > configuration.acceptance)
             }
@@ -744,6 +791,8 @@ extension FlutterPitchTracker.Configuration: Codable {
         try c.update(&reportAfter, from: .reportAfter)
         try c.update(&acquisitionInterval, from: .acquisitionInterval)
         try c.update(&holdDuration, from: .holdDuration)
+        try c.update(&establishedTrackTime, from: .establishedTrackTime)
+        try c.update(&establishedSecondPeakMinimum, from: .establishedSecondPeakMinimum)
     }
 }
 extension FlutterPitchTracker.Method: Codable {}
