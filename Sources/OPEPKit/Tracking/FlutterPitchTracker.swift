@@ -544,7 +544,6 @@ public struct FlutterPitchTracker {
         studyPeriods.reset()
         previousPeriod = nil
         trackLevel = 0
-        trackHeardFrames = 0
     }
 
     /// The correlation an estimate at `period` must exceed: the full acceptance for a new track,
@@ -607,11 +606,7 @@ public struct FlutterPitchTracker {
             drop()
         }
         let smoothed = smooth(candidate?.period.period)
-        if previousPeriod == nil {
-            trackHeardFrames = 0
-        } else if candidate != nil {
-            trackHeardFrames += 1
-        }
+        trackHeardFrames = previousPeriod == nil ? 0 : trackHeardFrames + (candidate == nil ? 0 : 1)
         return Frame(
             time: time,
             pitch: smoothed.map { energyRate / $0 },
@@ -652,7 +647,7 @@ public struct FlutterPitchTracker {
     /// The period one view's span ending at `newest` holds, if a single span would be accepted.
     private mutating func roomPeriod(onPlain: Bool, newest: Int) -> RoomPeriod? {
         let heard = hear(onPlain: onPlain, newest: newest, checkFractions: true, updatesEvidence: false, onlyNear: false)
-        guard let period = heard.found, stands(period, faded: true), period.correlation > configuration.acceptance else { return nil }
+        guard let period = heard.found, standsAlone(period), period.correlation > configuration.acceptance else { return nil }
         return RoomPeriod(pitch: energyRate / period.period, modulation: heard.modulation)
     }
 
@@ -711,13 +706,19 @@ public struct FlutterPitchTracker {
         return hearing
     }
 
-    /// Whether a period found in a span may stand at all: inside the band (with its margin) and,
-    /// where twice the period fits in the span, repeated there, unless it continues an
-    /// established track.
+    /// Whether a period found in a span may stand without a track: inside the band (with its
+    /// margin) and, where twice the period fits in the span, repeated there.
+    private func standsAlone(_ found: PeriodCandidate) -> Bool {
+        periodLimits.contains(found.period) && (found.secondPeak ?? .infinity) >= configuration.secondPeakMinimum
+    }
+
+    /// Whether a period found in a span may stand: on its own (``standsAlone(_:)``), or repeated
+    /// less near twice the period when it continues an established track.
     private func stands(_ found: PeriodCandidate, faded: Bool) -> Bool {
-        guard periodLimits.contains(found.period) else { return false }
-        guard let second = found.secondPeak, second < configuration.secondPeakMinimum else { return true }
-        return second >= configuration.establishedSecondPeakMinimum && continuesEstablishedTrack(found, faded: faded)
+        guard !standsAlone(found) else { return true }
+        return periodLimits.contains(found.period)
+            && (found.secondPeak ?? .infinity) >= configuration.establishedSecondPeakMinimum
+            && continuesEstablishedTrack(found, faded: faded)
     }
 
     /// Whether `found` was heard clearly near the period of a track heard for
