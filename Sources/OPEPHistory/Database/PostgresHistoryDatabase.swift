@@ -110,11 +110,16 @@ final class PostgresHistoryDatabase: HistoryDatabase {
         return nil
     }
 
+    /// How much longer than the connect deadline PostgresNIO's own connect timeout is, in seconds.
+    private static let connectTimeoutMargin: Int64 = 1
+
     private func connect() throws -> PostgresConnection {
         var configuration = PostgresConnection.Configuration(
             host: address.host, port: address.port, username: address.user, password: address.password,
             database: address.database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(deadlines.connect)
+        // A second beyond the deadline below, so that the deadline always ends a slow connection
+        // first and names itself (two equal timers fired in either order under load).
+        configuration.options.connectTimeout = .seconds(deadlines.connect + Self.connectTimeoutMargin)
         let id = nextID.withLockedValue { value in
             value += 1
             return value
