@@ -8,22 +8,31 @@
 /// its time that close to its peak); a breath clipped at its own RMS level spends about a third
 /// of its samples there. A coarsely quantised recording repeats its peak value by itself when
 /// its peak is only a few steps high (quiet 8-bit sound), so a block whose peak lies under
-/// `fewestSteps` (default 16) of its own quantisation steps counts as unclipped; the step is read
-/// from the block by ``QuantisationStep``, among the samples not held at the peak (none when all
-/// are, as in a square wave). At 16 steps a noise's
-/// peak value holds under 0.4 % of the block. Where the clipping lies does not matter: an
-/// amplifier that clips before the level is turned down leaves its flat tops at -46 dBFS as well
-/// (before, a fixed -30 dBFS floor stood here, and such a recording read unclipped).
+/// `fewestSteps` (default 16) of its own quantisation steps counts as clipped only where its
+/// samples pile up at the peak: more than `pileUp` (default 2) times as many as one step below
+/// it, and the peak at least two steps high. A noise thins out towards its peak (at 4 steps high,
+/// about a fifth as many samples at the peak as one step below), and so does a pure tone's
+/// rounding nearly (1.2-1.3 times), while a breath clipped and then turned down to a few 8-bit
+/// steps holds its flat tops at one value and a handful of samples just under them. The step is
+/// read from the block by ``QuantisationStep``, among the samples not held at the peak (none
+/// when all are, as in a square wave). At 16 steps a noise's peak value holds under 0.4 % of the
+/// block. Where the clipping lies does not matter: an amplifier that clips before the level is
+/// turned down leaves its flat tops at -46 dBFS as well (before, a fixed -30 dBFS floor stood
+/// here, and such a recording read unclipped; before the pile-up, an 8-bit one clipped and
+/// turned down to a few steps read unclipped too).
 ///
 /// ``clippedShare(from:to:)`` reads the share over any span of the last `memoryTime` (default
 /// 2 s) by the blocks' sample positions, so the answer does not depend on how the audio was
 /// split into chunks.
 struct ClipMeter {
     /// The defaults: blocks of 10 ms, samples within 0.1 % of the peak, peaks of 16 quantisation
-    /// steps and more, 2 s of memory.
+    /// steps and more (or, under them, more than twice as many samples at the peak as one step
+    /// below, and peaks of two steps and more), 2 s of memory.
     static let blockDuration = 0.01
     static let tolerance = 0.001
     static let fewestSteps = 16.0
+    static let pileUp = 2.0
+    static let fewestPileSteps: Float = 2
     static let memoryTime = 2.0
 
     /// Samples per block.
@@ -32,6 +41,7 @@ struct ClipMeter {
     let sampleRate: Double
     private let tolerance: Float
     private let fewestSteps: Float
+    private let pileUp: Float
     private var blocks: AudioBlocks
     /// Clipped samples per completed block.
     private var totals: BlockTotals<Int>
@@ -40,16 +50,20 @@ struct ClipMeter {
     ///   - sampleRate: the input's sample rate, in Hz.
     ///   - blockDuration: the length of the blocks whose peak is compared, in seconds.
     ///   - tolerance: how close to the peak a sample counts as held there, as a share of the peak.
-    ///   - fewestSteps: the lowest block peak that can be clipping, in the block's quantisation steps.
+    ///   - fewestSteps: the lowest block peak that is clipping by its count alone, in the block's
+    ///     quantisation steps.
+    ///   - pileUp: under `fewestSteps`, how many times as many samples must lie at the peak as one
+    ///     step below it.
     ///   - memoryTime: how far back ``clippedShare(from:to:)`` can read, in seconds.
     init(
         sampleRate: Double, blockDuration: Double = ClipMeter.blockDuration, tolerance: Double = ClipMeter.tolerance,
-        fewestSteps: Double = ClipMeter.fewestSteps, memoryTime: Double = ClipMeter.memoryTime
+        fewestSteps: Double = ClipMeter.fewestSteps, pileUp: Double = ClipMeter.pileUp, memoryTime: Double = ClipMeter.memoryTime
     ) {
         self.sampleRate = sampleRate
         blocks = AudioBlocks(blockLength: Int((blockDuration * sampleRate).rounded()))
         self.tolerance = Float(tolerance)
         self.fewestSteps = Float(fewestSteps)
+        self.pileUp = Float(pileUp)
         totals = BlockTotals(blockLength: blocks.blockLength, sampleRate: sampleRate, memoryTime: memoryTime)
     }
 
@@ -60,9 +74,9 @@ struct ClipMeter {
 
     /// Takes the next samples of the recording.
     mutating func process(_ samples: UnsafeBufferPointer<Float>) {
-        let (length, tolerance, fewestSteps) = (blockLength, tolerance, fewestSteps)
+        let (length, tolerance, fewestSteps, pileUp) = (blockLength, tolerance, fewestSteps, pileUp)
         blocks.process(samples) { block in
-            totals.append(Int(Self.heldAtPeak(block, count: length, tolerance: tolerance, fewestSteps: fewestSteps)))
+            totals.append(Int(Self.heldAtPeak(block, count: length, tolerance: tolerance, fewestSteps: fewestSteps, pileUp: pileUp)))
         }
     }
 
@@ -74,10 +88,13 @@ struct ClipMeter {
     }
 
     /// How many of a block's samples lie within the tolerance of its peak magnitude, eight lanes
-    /// at a time (0 when the peak is under `fewestSteps` quantisation steps). Magnitudes are
-    /// compared as the integers of their bits (sign cleared), which order the same way as the
-    /// non-negative floats they are.
-    private static func heldAtPeak(_ x: UnsafePointer<Float>, count: Int, tolerance: Float, fewestSteps: Float) -> Int32 {
+    /// at a time (0 when the peak is under `fewestSteps` quantisation steps and they do not pile
+    /// up there, ``pileUp(_:count:peak:step:held:tolerance:ratio:)``). Magnitudes are compared as
+    /// the integers of their bits (sign cleared), which order the same way as the non-negative
+    /// floats they are.
+    private static func heldAtPeak(
+        _ x: UnsafePointer<Float>, count: Int, tolerance: Float, fewestSteps: Float, pileUp ratio: Float
+    ) -> Int32 {
         let raw = UnsafeRawPointer(x), stride = MemoryLayout<Float>.stride
         let magnitude = SIMD8<Int32>(repeating: Int32.max)
         var peaks = SIMD8<Int32>.zero
@@ -102,6 +119,20 @@ struct ClipMeter {
         var total = held.wrappedSum()
         for k in i..<count where abs(x[k]) >= threshold { total &+= 1 }
         guard total > 1, let step = QuantisationStep.smallest(x, count: count, below: threshold) else { return total }
-        return peak >= fewestSteps * step ? total : 0
+        guard peak < fewestSteps * step else { return total }
+        return pileUp(x, count: count, peak: peak, step: step, held: total, tolerance: tolerance, ratio: ratio) ? total : 0
+    }
+
+    /// Whether the `held` samples at a coarsely rounded block's `peak` are more than `ratio` times
+    /// those within the tolerance of one `step` below it, with the peak at least
+    /// ``fewestPileSteps`` steps high. Runs only for blocks a few steps high.
+    private static func pileUp(
+        _ x: UnsafePointer<Float>, count: Int, peak: Float, step: Float, held: Int32, tolerance: Float, ratio: Float
+    ) -> Bool {
+        guard peak >= fewestPileSteps * step else { return false }
+        let below = peak - step, width = peak * tolerance
+        var belowCount = 0
+        for k in 0..<count where abs(abs(x[k]) - below) <= width { belowCount += 1 }
+        return Float(held) > ratio * Float(belowCount)
     }
 }
