@@ -54,12 +54,12 @@ final class ClipMeterTests: XCTestCase {
     func testFlatTopsAFewStepsHighCountWhereTheSamplesPileUp() {
         let noise = TestSignals.noise(sampleRate: 16000, duration: 2, rms: 0.1)
         func rounded(_ samples: [Float], steps: Float) -> [Float] { samples.map { ($0 * steps).rounded() / 127 } }
-        let flatTops = rounded(noise.map { min(max($0, -0.1), 0.1) / 0.1 }, steps: 6)
-        XCTAssertEqual(share(of: flatTops), 0.35, accuracy: 0.05, "flat tops 6 steps high in 8 bits")
+        let clippedAtOne = noise.map { min(max($0, -0.1), 0.1) / 0.1 }
+        XCTAssertEqual(share(of: rounded(clippedAtOne, steps: 6)), 0.35, accuracy: 0.05, "flat tops 6 steps high in 8 bits")
         XCTAssertLessThan(share(of: rounded(noise.map { $0 / 0.1 }, steps: 2.2)), 0.01, "a noise whose peaks reach about 6 steps")
         let tone = (0..<32000).map { Float(sin(2 * Double.pi * 441 * Double($0) / 16000)) }
         XCTAssertLessThan(share(of: rounded(tone, steps: 4)), 0.01, "a tone 4 steps high")
-        XCTAssertEqual(share(of: rounded(noise.map { min(max($0, -0.1), 0.1) / 0.1 }, steps: 1)), 0, "flat tops a single step high")
+        XCTAssertEqual(share(of: rounded(clippedAtOne, steps: 1)), 0, "flat tops a single step high")
     }
 
     /// The same audio in one block, sample by sample and in odd chunks reads the same share.

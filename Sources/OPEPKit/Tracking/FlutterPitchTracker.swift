@@ -706,19 +706,23 @@ public struct FlutterPitchTracker {
         return hearing
     }
 
-    /// Whether a period found in a span may stand without a track: inside the band (with its
-    /// margin) and, where twice the period fits in the span, repeated there.
+    /// Whether a period found in a span lies inside the band (with its margin) and, where twice
+    /// the period fits in the span, correlates at least `minimum` there.
+    private func repeated(_ found: PeriodCandidate, atLeast minimum: Double) -> Bool {
+        periodLimits.contains(found.period) && (found.secondPeak ?? .infinity) >= minimum
+    }
+
+    /// Whether a period found in a span may stand without a track: repeated as
+    /// `secondPeakMinimum` asks.
     private func standsAlone(_ found: PeriodCandidate) -> Bool {
-        periodLimits.contains(found.period) && (found.secondPeak ?? .infinity) >= configuration.secondPeakMinimum
+        repeated(found, atLeast: configuration.secondPeakMinimum)
     }
 
     /// Whether a period found in a span may stand: on its own (``standsAlone(_:)``), or repeated
-    /// less near twice the period when it continues an established track.
+    /// as `establishedSecondPeakMinimum` asks when it continues an established track.
     private func stands(_ found: PeriodCandidate, faded: Bool) -> Bool {
-        guard !standsAlone(found) else { return true }
-        return periodLimits.contains(found.period)
-            && (found.secondPeak ?? .infinity) >= configuration.establishedSecondPeakMinimum
-            && continuesEstablishedTrack(found, faded: faded)
+        standsAlone(found)
+            || (repeated(found, atLeast: configuration.establishedSecondPeakMinimum) && continuesEstablishedTrack(found, faded: faded))
     }
 
     /// Whether `found` was heard clearly near the period of a track heard for
