@@ -6,11 +6,12 @@ import XCTest
 /// written straight from its definition in `Double`, and each fed in odd splits.
 final class EnvelopeStageTests: XCTestCase {
     /// Group means, centred moving-average high-pass, squares and block means, in `Double`, with
-    /// silence before the first sample; with `whiteningTime`, of the error of the second-order
+    /// silence before the first sample; with `waveform`, the high-passed samples' triangular mean
+    /// over each block and the one before; with `whiteningTime`, of the error of the second-order
     /// linear predictor whose coefficients solve the normal equations of the exponentially
     /// averaged autocorrelation of the blocks before.
     private func referenceEnergies(
-        _ x: [Float], sampleRate: Double, front: AudioEnergyFrontEnd, whiteningTime: Double = 0
+        _ x: [Float], sampleRate: Double, front: AudioEnergyFrontEnd, whiteningTime: Double = 0, waveform: Bool = false
     ) -> [Double] {
         let r = front.groupLength, length = front.averageLength, delay = length / 2
         let groups = (0..<(x.count / r)).map { j in (0..<r).reduce(0.0) { $0 + Double(x[j * r + $1]) } / Double(r) }
@@ -22,6 +23,12 @@ final class EnvelopeStageTests: XCTestCase {
         let y = groups.indices.map(highPassed)
         let at = { (n: Int) in n >= 0 ? y[n] : 0 }
         let block = front.analysisBlockLength
+        if waveform {
+            return (0..<(y.count / block)).map { k in
+                (0..<block).reduce(0.0) { $0 + Double($1 + 1) * at((k - 1) * block + $1) + Double(block - $1) * at(k * block + $1) }
+                    / Double(block * block)
+            }
+        }
         guard whiteningTime > 0 else {
             return (0..<(y.count / block)).map { k in y[(k * block)..<(k * block + block)].reduce(0) { $0 + $1 * $1 } / Double(block) }
         }
@@ -48,25 +55,30 @@ final class EnvelopeStageTests: XCTestCase {
     /// The front end's plain and whitened energies for `x` fed in chunks of `chunk`.
     private func energies(
         _ x: [Float], sampleRate: Double, chunk: Int, whiteningTime: Double = 0.1
-    ) -> (plain: [Float], whitened: [Float]) {
+    ) -> (plain: [Float], whitened: [Float], waveform: [Float]) {
         var front = AudioEnergyFrontEnd(
             sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, whiteningTime: whiteningTime)
-        var plain: [Float] = [], whitened: [Float] = []
+        var plain: [Float] = [], whitened: [Float] = [], waveform: [Float] = []
         var plainBuffer = [Float](repeating: 0, count: front.capacity(for: chunk))
-        var whitenedBuffer = plainBuffer
+        var whitenedBuffer = plainBuffer, waveformBuffer = plainBuffer
         var start = 0
         while start < x.count {
             let end = min(x.count, start + chunk)
             let written = x[start..<end].withUnsafeBufferPointer { slice in
                 plainBuffer.withUnsafeMutableBufferPointer { plain in
-                    whitenedBuffer.withUnsafeMutableBufferPointer { front.process(slice, into: plain.baseAddress!, whitened: $0.baseAddress!) }
+                    whitenedBuffer.withUnsafeMutableBufferPointer { whitened in
+                        waveformBuffer.withUnsafeMutableBufferPointer {
+                            front.process(slice, into: plain.baseAddress!, whitened: whitened.baseAddress!, waveform: $0.baseAddress!)
+                        }
+                    }
                 }
             }
             plain += plainBuffer[0..<written]
             whitened += whitenedBuffer[0..<written]
+            waveform += waveformBuffer[0..<written]
             start = end
         }
-        return (plain, whitened)
+        return (plain, whitened, waveform)
     }
 
     func testFrontEndMatchesReferenceAtEveryGroupLength() {
@@ -80,9 +92,10 @@ final class EnvelopeStageTests: XCTestCase {
                 for (name, values, reference) in [
                     ("plain", found.plain, referenceEnergies(x, sampleRate: sampleRate, front: front)),
                     ("whitened", found.whitened, referenceEnergies(x, sampleRate: sampleRate, front: front, whiteningTime: memory)),
+                    ("waveform", found.waveform, referenceEnergies(x, sampleRate: sampleRate, front: front, waveform: true)),
                 ] {
                     XCTAssertEqual(values.count, reference.count, "\(sampleRate) Hz")
-                    let scale = reference.max() ?? 1
+                    let scale = reference.map(abs).max() ?? 1
                     let worst = zip(values, reference).map { abs(Double($0) - $1) }.max() ?? .infinity
                     XCTAssertLessThan(worst, 1e-5 * scale, "\(sampleRate) Hz, group of \(front.groupLength), \(name), predictor memory \(memory) s")
                 }
@@ -98,6 +111,7 @@ final class EnvelopeStageTests: XCTestCase {
                 let split = energies(x, sampleRate: sampleRate, chunk: chunk)
                 XCTAssertEqual(split.plain, whole.plain, "\(sampleRate) Hz, chunks of \(chunk)")
                 XCTAssertEqual(split.whitened, whole.whitened, "\(sampleRate) Hz, chunks of \(chunk)")
+                XCTAssertEqual(split.waveform, whole.waveform, "\(sampleRate) Hz, chunks of \(chunk)")
             }
         }
     }
@@ -115,6 +129,7 @@ final class EnvelopeStageTests: XCTestCase {
             let found = energies(x, sampleRate: sampleRate, chunk: 333), expected = energies(silenced, sampleRate: sampleRate, chunk: 333)
             XCTAssertEqual(found.plain, expected.plain, "\(sampleRate) Hz")
             XCTAssertEqual(found.whitened, expected.whitened, "\(sampleRate) Hz")
+            XCTAssertEqual(found.waveform, expected.waveform, "\(sampleRate) Hz")
         }
     }
 

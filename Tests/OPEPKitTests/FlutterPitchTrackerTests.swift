@@ -274,3 +274,65 @@ extension FlutterPitchTrackerTests {
         XCTAssertLessThanOrEqual(established.gross, without.gross, "followed \(established) against \(without)")
     }
 }
+
+extension FlutterPitchTrackerTests {
+    /// The frames of `signal` with the waveform's octave check at `waveformRepetition` (0: off).
+    private func frames(_ signal: [Float], sampleRate: Double, waveformRepetition: Double) throws -> [FlutterPitchTracker.Frame] {
+        var configuration = FlutterPitchTracker.Configuration(sampleRate: sampleRate)
+        configuration.waveformRepetition = waveformRepetition
+        var tracker = try FlutterPitchTracker(configuration: configuration)
+        var out: [FlutterPitchTracker.Frame] = []
+        tracker.process(signal) { out.append($0) }
+        return out
+    }
+
+    /// A buzz close to a square wave has an envelope that repeats every half cycle as well as it
+    /// does every cycle; its waveform repeats only every cycle. It is reported at its rate, where
+    /// the envelope alone (the check off) reports most of it at twice the rate.
+    func testABuzzLikeASquareWaveIsNotTwiceTheRate() throws {
+        let sampleRate = 44100.0
+        var twiceWithout = 0, framesWithout = 0
+        for (i, pitch) in [11.0, 13.5, 16, 19].enumerated() {
+            let signal = TestSignals.squareBuzz(sampleRate: sampleRate, duration: 3, pitch: pitch, noiseDB: -10, seed: UInt64(i + 1))
+            let found = try frames(signal, sampleRate: sampleRate, waveformRepetition: 0.5).filter { $0.time > 0.35 && $0.time < 2.65 }
+            let pitches = found.compactMap(\.pitch)
+            let twice = pitches.filter { abs($0 - 2 * pitch) < 0.1 * pitch }.count
+            let right = pitches.filter { abs($0 - pitch) < 0.1 * pitch }.count
+            XCTAssertGreaterThanOrEqual(Double(right) / Double(found.count), 0.9, "\(pitch) Hz buzz: \(right) of \(found.count) frames at the rate, \(twice) at twice it")
+            XCTAssertEqual(twice, 0, "\(pitch) Hz buzz: \(twice) frames at twice the rate")
+            let without = try frames(signal, sampleRate: sampleRate, waveformRepetition: 0).filter { $0.time > 0.35 && $0.time < 2.65 }
+            twiceWithout += without.compactMap(\.pitch).filter { abs($0 - 2 * pitch) < 0.1 * pitch }.count
+            framesWithout += without.count
+        }
+        XCTAssertGreaterThan(twiceWithout, framesWithout / 2, "without the check: \(twiceWithout) of \(framesWithout) frames at twice the rate")
+    }
+
+    /// The check reads the waveform in odd splits as in one block.
+    func testABuzzGivesTheSameFramesWhateverTheChunkSplit() throws {
+        let sampleRate = 22050.0
+        let signal = TestSignals.squareBuzz(sampleRate: sampleRate, duration: 1.5, pitch: 14, noiseDB: -10)
+        let whole = try frames(signal, sampleRate: sampleRate)
+        XCTAssertGreaterThan(whole.compactMap(\.pitch).filter { abs($0 - 14) < 1.4 }.count, 80)
+        for chunk in [1, 7, 441, 4097] {
+            XCTAssertEqual(try frames(signal, sampleRate: sampleRate, chunk: chunk), whole, "chunks of \(chunk)")
+        }
+    }
+
+    /// Mains buzz repeats every 20 ms and is inverted 10 ms on, so it repeats at twice the period
+    /// of a 20 Hz or a 33.3 Hz flutter and is inverted at the period itself: only its repetition
+    /// at a fraction of twice the period (20 ms) shows that it says nothing of the flutter's
+    /// octave. The flutter under it is reported at its rate.
+    func testMainsBuzzDoesNotHalveTheRate() throws {
+        let sampleRate = 44100.0
+        for (i, pitch) in [20.0, 33.333, 25].enumerated() {
+            let flutter = TestSignals.flutter(sampleRate: sampleRate, duration: 3, pitch: { _ in pitch }, noiseDB: -14, seed: UInt64(i + 21))
+            let mains = TestSignals.mainsBuzz(sampleRate: sampleRate, duration: 3, rms: 0.1)
+            let found = try frames(zip(flutter, mains).map(+), sampleRate: sampleRate).filter { $0.time > 0.35 && $0.time < 2.65 }
+            let pitches = found.compactMap(\.pitch)
+            let half = pitches.filter { abs($0 - pitch / 2) < 0.1 * pitch }.count
+            let right = pitches.filter { abs($0 - pitch) < 0.1 * pitch }.count
+            XCTAssertGreaterThanOrEqual(Double(right) / Double(found.count), 0.9, "\(pitch) Hz under mains buzz: \(right) of \(found.count) frames at the rate, \(half) at half")
+            XCTAssertEqual(half, 0, "\(pitch) Hz under mains buzz: \(half) frames at half the rate")
+        }
+    }
+}

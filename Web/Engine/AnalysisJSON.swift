@@ -79,6 +79,7 @@ enum AnalysisJSON {
             ("minimum_modulation", .number(t.minimumModulation)),
             ("second_peak_minimum", .number(t.secondPeakMinimum)),
             ("octave_share", .number(t.octaveShare)),
+            ("waveform_repetition", .number(t.waveformRepetition)),
             ("evidence_time", .number(t.evidenceTime)),
             ("evidence_acceptance", .number(t.evidenceAcceptance)),
             ("evidence_continuation", .number(t.evidenceContinuation)),

@@ -31,10 +31,13 @@
 ///    0.15 s memory; a period whose average exceeds 0.45 starts a track, and one above 0.4
 ///    continues it where a single span falls short. The breath's own fluctuation correlates by
 ///    chance at lags that move from span to span; a flutter's period stays.
-/// 7. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
+/// 7. ``WaveformRepetition``: a period the envelope gave is doubled where the audio's waveform
+///    (block means of the high-passed audio, its sign kept) repeats at twice it and not at it:
+///    a buzz close to a square wave, whose envelope repeats every half cycle.
+/// 8. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
 ///    is reported once 0.1 s of estimates agree.
-/// 8. pitch = 1 / period.
-/// 9. While the caller's gate keeps frames from being searched (between sounds), the span is
+/// 9. pitch = 1 / period.
+/// 10. While the caller's gate keeps frames from being searched (between sounds), the span is
 ///    searched every 0.5 s for a period of the room's own, a fan's or a motor's (``RoomPeriod``),
 ///    which the frames then carry; the track is not touched.
 ///
@@ -125,6 +128,12 @@ public struct FlutterPitchTracker {
         /// correlation in 15 % of the frames and short of 0.6 of it in 7 %, while half the period
         /// reached 0.6 of the true one's in under 1 %.
         public var octaveShare: Double = 0.6
+        /// Correlation of the audio's waveform at twice a period the envelope gave that makes the
+        /// track take twice the period, when the waveform repeats neither at the period nor at a
+        /// shorter fraction of twice it (default 0.5; 0 turns it off, as with ``Method/study``). A
+        /// buzz close to a square wave has an envelope that repeats every half cycle; its waveform
+        /// repeats only every cycle (``WaveformRepetition``).
+        public var waveformRepetition: Double = 0.5
         /// Memory of ``PeriodEvidence``, the correlation per lag averaged over recent spans, in
         /// seconds (default 0.15; 0 turns it off, as with ``Method/study``). A breath's own
         /// fluctuation correlates by chance at lags that change from span to span; a flutter's
@@ -173,6 +182,7 @@ public struct FlutterPitchTracker {
                 envelope = .energy
                 secondPeakMinimum = 0.3
                 octaveShare = 0.8
+                waveformRepetition = 0
                 continuationAcceptance = acceptance
                 fadeDrop = 200
                 holdDuration = 0
@@ -206,6 +216,7 @@ public struct FlutterPitchTracker {
             try require(minimumModulation >= 0 && minimumModulation < 1, "minimumModulation", minimumModulation, "in [0, 1)")
             try require(secondPeakMinimum >= -1 && secondPeakMinimum <= 1, "secondPeakMinimum", secondPeakMinimum, "between -1 and 1")
             try require(octaveShare >= 0.3 && octaveShare <= 1, "octaveShare", octaveShare, "between 0.3 and 1")
+            try require(waveformRepetition >= 0 && waveformRepetition < 1, "waveformRepetition", waveformRepetition, "0 (off) or in (0, 1)")
             try require(evidenceTime >= 0 && evidenceTime <= 2, "evidenceTime", evidenceTime, "between 0 and 2 s")
             try require(evidenceAcceptance > 0 && evidenceAcceptance < 1, "evidenceAcceptance", evidenceAcceptance, "in (0, 1)")
             try require(
@@ -319,6 +330,8 @@ public struct FlutterPitchTracker {
     private var energies: [Float]
     /// The plain energy of a slice, then the envelope made of it.
     private var plainEnergies: [Float]
+    /// The waveform of a slice (``AudioEnergyFrontEnd``).
+    private var waveforms: [Float]
     private static let sliceLength = 4096
     /// The plain energy's view, whose level is the sound's level.
     private var plain: EnvelopeView
@@ -331,6 +344,8 @@ public struct FlutterPitchTracker {
     private var trackOnPlain = false
     private var search: PeriodSearch
     private var evidence: PeriodEvidence
+    /// The octave of a buzz; nil when `waveformRepetition` is 0.
+    private var waveform: WaveformRepetition?
     /// The evidence's strongest averaged correlation since its last update.
     private var evidenceStrength = 0.0
     /// ``Frame/periodEvidence``: the strength, when the evidence is kept.
@@ -381,6 +396,7 @@ public struct FlutterPitchTracker {
         let maximumBlock = frontEnd.capacity(for: Self.sliceLength)
         energies = [Float](repeating: 0, count: maximumBlock)
         plainEnergies = energies
+        waveforms = energies
         let fe = fs / Double(blockLength)
         energyRate = fe
         hop = max(1, Int((configuration.frameInterval * fe).rounded()))
@@ -413,6 +429,11 @@ public struct FlutterPitchTracker {
             periods: max(2, shortest)...longest, spanLength: spanLength,
             step: Int(fe / Self.evidenceRate), interval: Double(acquisitionFrames) * frameInterval,
             timeConstant: configuration.evidenceTime, octaveShare: configuration.octaveShare)
+        waveform = configuration.waveformRepetition > 0
+            ? WaveformRepetition(
+                minimum: configuration.waveformRepetition, sampleRate: fe, spanLength: spanLength, delay: plain.delay,
+                frameInterval: frameInterval)
+            : nil
         studyPeriods = StudyPeriodAverage(decayRate: configuration.decayRate)
         periods = PeriodSmoother(settings: .init(
             decayRate: configuration.decayRate, maxRunLength: configuration.maxRunLength,
@@ -431,6 +452,7 @@ public struct FlutterPitchTracker {
         plain.reset()
         whitened.reset()
         evidence.reset()
+        waveform?.reset()
         evidenceStrength = 0
         periods.reset()
         studyPeriods.reset()
@@ -479,20 +501,26 @@ public struct FlutterPitchTracker {
     /// Turns a slice of audio into the views' detrended envelopes and levels; returns how many
     /// energy samples it made.
     private mutating func envelope(of slice: UnsafeBufferPointer<Float>) -> Int {
-        var whitenedBuffer: [Float] = [], plainBuffer: [Float] = []
+        var whitenedBuffer: [Float] = [], plainBuffer: [Float] = [], waveformBuffer: [Float] = []
         swap(&whitenedBuffer, &energies)
         swap(&plainBuffer, &plainEnergies)
+        swap(&waveformBuffer, &waveforms)
         defer {
             swap(&whitenedBuffer, &energies)
             swap(&plainBuffer, &plainEnergies)
+            swap(&waveformBuffer, &waveforms)
         }
         return whitenedBuffer.withUnsafeMutableBufferPointer { whitenedEnergies -> Int in
             plainBuffer.withUnsafeMutableBufferPointer { plainEnergies -> Int in
-                guard let energy = whitenedEnergies.baseAddress, let plainEnergy = plainEnergies.baseAddress else { return 0 }
-                let count = frontEnd.process(slice, into: plainEnergy, whitened: energy)
-                plain.process(plainEnergy, count: count)
-                if searchesBoth { whitened.process(energy, count: count) }
-                return count
+                waveformBuffer.withUnsafeMutableBufferPointer { waveforms -> Int in
+                    guard let energy = whitenedEnergies.baseAddress, let plainEnergy = plainEnergies.baseAddress,
+                        let waveform = waveforms.baseAddress
+                    else { return 0 }
+                    let count = frontEnd.process(slice, into: plainEnergy, whitened: energy, waveform: waveform)
+                    plain.process(plainEnergy, count: count)
+                    if searchesBoth { whitened.process(energy, count: count) }
+                    return count
+                }
             }
         }
     }
@@ -504,6 +532,7 @@ public struct FlutterPitchTracker {
         let first = energyCount
         energyCount += count
         plainEnergies.withUnsafeBufferPointer { plain.append($0.baseAddress!, from: offset, count: count, at: first) }
+        waveforms.withUnsafeBufferPointer { waveform?.append($0.baseAddress!, from: offset, count: count, at: first) }
         guard searchesBoth else { return }
         energies.withUnsafeBufferPointer { whitened.append($0.baseAddress!, from: offset, count: count, at: first) }
     }
@@ -598,6 +627,9 @@ public struct FlutterPitchTracker {
                 heard = second
                 onPlain.toggle()
             }
+        }
+        if waveform != nil, let period = waveform?.period(for: candidate?.period.period, endingAt: newest, longest: periodLimits.upperBound) {
+            candidate?.period.period = period
         }
         if candidate != nil { trackOnPlain = onPlain }
         if let candidate, candidate.strong {
@@ -786,6 +818,7 @@ extension FlutterPitchTracker.Configuration: Codable {
         try c.update(&minimumModulation, from: .minimumModulation)
         try c.update(&secondPeakMinimum, from: .secondPeakMinimum)
         try c.update(&octaveShare, from: .octaveShare)
+        try c.update(&waveformRepetition, from: .waveformRepetition)
         try c.update(&evidenceTime, from: .evidenceTime)
         try c.update(&evidenceAcceptance, from: .evidenceAcceptance)
         try c.update(&evidenceContinuation, from: .evidenceContinuation)

@@ -81,6 +81,38 @@ enum TestSignals {
         return out
     }
 
+    /// A buzz like a valve that opens and closes sharply: a square wave at the flutter rate
+    /// through a phone microphone's high-pass (second-order Butterworth at 100 Hz), which leaves
+    /// an edge of either sign per cycle, plus white noise `noiseDB` relative to the buzz's RMS.
+    static func squareBuzz(
+        sampleRate: Double, duration: Double, pitch: Double, noiseDB: Double, seed: UInt64 = 1, amplitude: Double = 0.1
+    ) -> [Float] {
+        var rng = SeededGenerator(seed: seed)
+        let square = (0..<Int(duration * sampleRate)).map { n in (Double(n) * pitch / sampleRate).truncatingRemainder(dividingBy: 1) < 0.5 ? 1.0 : -1.0 }
+        let w = 2 * Double.pi * 100 / sampleRate, alpha = sin(w) / (2 * 0.5.squareRoot()), c = cos(w)
+        let b = [(1 + c) / 2, -(1 + c), (1 + c) / 2].map { $0 / (1 + alpha) }, a = [-2 * c, 1 - alpha].map { $0 / (1 + alpha) }
+        var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
+        let buzz = square.map { x -> Double in
+            let y = b[0] * x + b[1] * x1 + b[2] * x2 - a[0] * y1 - a[1] * y2
+            (x2, x1, y2, y1) = (x1, x, y1, y)
+            return y
+        }
+        let rms = (buzz.reduce(0) { $0 + $1 * $1 } / Double(max(1, buzz.count))).squareRoot()
+        let noise = pow(10, noiseDB / 20) * amplitude
+        return buzz.map { Float(amplitude * $0 / rms + noise * rng.gaussian()) }
+    }
+
+    /// Mains buzz: the odd harmonics of 50 Hz at 150, 250 and 350 Hz (amplitudes 1, 0.7, 0.5), as a
+    /// transformer or a dimmer makes, at `rms`. It repeats every 20 ms, and is inverted 10 ms on.
+    static func mainsBuzz(sampleRate: Double, duration: Double, rms: Double) -> [Float] {
+        let partials = [(150.0, 1.0), (250, 0.7), (350, 0.5)]
+        let scale = rms / (partials.reduce(0) { $0 + $1.1 * $1.1 } / 2).squareRoot()
+        return (0..<Int(duration * sampleRate)).map { n in
+            let t = Double(n) / sampleRate
+            return Float(scale * partials.reduce(0) { $0 + $1.1 * sin(2 * Double.pi * $1.0 * t) })
+        }
+    }
+
     /// White noise of the given RMS.
     static func noise(sampleRate: Double, duration: Double, rms: Double, seed: UInt64 = 7) -> [Float] {
         var rng = SeededGenerator(seed: seed)

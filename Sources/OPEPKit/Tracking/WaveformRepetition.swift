@@ -1,0 +1,155 @@
+/// The octave of a buzz: whether the sound's waveform, not only its envelope, repeats at twice a
+/// period the envelope gave (not the study's).
+///
+/// A valve that opens and closes sharply makes a buzz close to a square wave: once high-passed,
+/// an edge of each sign per cycle, of the same energy. Its envelope then repeats every half
+/// cycle, as well as every cycle, and reads as a flutter at twice the rate: the rule that prefers
+/// the shorter of two periods correlating nearly as well (`octaveShare`, against half-rate
+/// reports) takes the half cycle. Eight breaths of a square buzz at 12-28 Hz under white noise
+/// at -10 dB, through a phone's 100 Hz high-pass, were reported at twice their rate in 5 of the 8
+/// (the 5 whose double lay in the band); the same breaths as a sawtooth or a pulse train were not. The waveform keeps the sign the energy
+/// loses: it repeats at the cycle and is inverted at half of it.
+///
+/// So the tracker keeps the high-passed audio low-passed at the energy rate
+/// (``AudioEnergyFrontEnd``, step 6), aligned with the envelope's span, and takes twice a period
+/// the envelope gave when the waveform's Pearson correlation (``LaggedCorrelation``, linear
+/// between the two lags around a fractional one) reaches `minimum` (default 0.5) at twice the
+/// period and at most `-minimum` at the period itself (inverted after half a cycle: a waveform
+/// whose envelope repeats every half cycle has halves of the same energy, either alike, and then
+/// its period is the half, or inverted), and when it reaches `minimum` at no whole fraction of twice the period down to
+/// ``shortestPeriod`` (3 ms): a hum repeats at every multiple of its own period, a buzz only at
+/// its cycle. And it must have shown a buzz in every frame for ``persistence`` (0.1 s): tones of
+/// music or speech can share a common period for a moment. Breath noise has no repeating
+/// waveform (its correlation is near 0 at every lag), so there nothing changes.
+///
+/// All memory is allocated by the initialiser.
+struct WaveformRepetition {
+    /// The correlation at twice the period that makes the period twice as long.
+    let minimum: Double
+    /// Samples in a span.
+    let spanLength: Int
+    /// The shortest fraction of twice the period checked, in samples.
+    let shortestLag: Int
+    /// Samples from the waveform to the envelope made of the same audio.
+    let delay: Int
+    /// The waveform, each sample written twice (at its slot and one ring further) so that any
+    /// span is contiguous.
+    private var ring: [Float]
+    private let mask: Int
+
+    /// The shortest repetition of a waveform looked for below twice a period, in seconds: hum at
+    /// 50 or 60 Hz and its harmonics, a voice's pitch up to 330 Hz.
+    static let shortestPeriod = 0.003
+    /// How long the waveform must show a buzz in every frame before a period is doubled, in
+    /// seconds: music or speech whose tones share a common period can show one for a moment
+    /// (30-70 ms on the first 400 random tuning sessions, where no flutter is a buzz; never
+    /// 0.1 s), a buzz lasts. A track's first report waits for 0.1 s of agreeing estimates anyway.
+    static let persistence = 0.1
+    /// Frames in a row for ``persistence``.
+    let persistenceFrames: Int
+    /// Frames in a row in which the waveform showed a buzz.
+    private var run = 0
+
+    /// - Parameters:
+    ///   - sampleRate: the rate of the waveform (the energy rate), in Hz.
+    ///   - delay: samples from an energy sample to the envelope made of it (``EnvelopeView/delay``).
+    ///   - frameInterval: the spacing of the frames, in seconds.
+    init(minimum: Double, sampleRate: Double, spanLength: Int, delay: Int, frameInterval: Double) {
+        self.minimum = minimum
+        persistenceFrames = max(1, Int((Self.persistence / frameInterval).rounded()))
+        self.spanLength = spanLength
+        self.delay = delay
+        shortestLag = max(2, Int((Self.shortestPeriod * sampleRate).rounded()))
+        var capacity = 16
+        while capacity < spanLength + delay + 1 { capacity <<= 1 }
+        ring = [Float](repeating: 0, count: 2 * capacity)
+        mask = capacity - 1
+    }
+
+    mutating func reset() {
+        for i in ring.indices { ring[i] = 0 }
+        run = 0
+    }
+
+    /// Appends `count` waveform samples from `offset` in `block`, the first at energy sample
+    /// `first`.
+    mutating func append(_ block: UnsafePointer<Float>, from offset: Int, count: Int, at first: Int) {
+        let mask = mask, capacity = mask + 1
+        ring.withUnsafeMutableBufferPointer { ring in
+            for i in 0..<count {
+                let slot = (first &+ i) & mask
+                ring[slot] = block[offset &+ i]
+                ring[slot &+ capacity] = block[offset &+ i]
+            }
+        }
+    }
+
+    /// The period to take for this frame's `period` (energy samples, nil for none), found in the
+    /// envelope's span ending at energy sample `newest`: twice it where the waveform shows a
+    /// buzz's cycle there (see ``cycle(for:span:longest:)``) and has shown a buzz, at the period
+    /// or twice it, in every frame for ``persistence``; otherwise `period` itself.
+    mutating func period(for period: Double?, endingAt newest: Int, longest: Double) -> Double? {
+        let start = (newest &- delay &- spanLength &+ 1) & mask
+        let shown = period.flatMap { period in
+            ring.withUnsafeBufferPointer { self.cycle(for: period, span: $0.baseAddress! + start, longest: longest) }
+        }
+        guard let period, let shown else {
+            run = 0
+            return period
+        }
+        run += 1
+        return shown > period && run >= persistenceFrames ? shown : period
+    }
+
+    /// The buzz's cycle the waveform shows for `period`: twice the period, or the period itself,
+    /// where the waveform repeats (at least `minimum`) and is inverted half of it before (at most
+    /// `-minimum`), repeats at no whole fraction of it down to ``shortestPeriod``, and the cycle
+    /// is no longer than `longest`; nil otherwise.
+    private func cycle(for period: Double, span: UnsafePointer<Float>, longest: Double) -> Double? {
+        let here = correlation(span, at: period)
+        let cycle: Double
+        if here <= -minimum {
+            cycle = 2 * period
+        } else if here >= minimum {
+            cycle = period
+        } else {
+            return nil
+        }
+        guard cycle <= longest, Double(spanLength) - cycle >= 4 else { return nil }
+        let atCycle = cycle == period ? here : correlation(span, at: cycle)
+        let atHalf = cycle == period ? correlation(span, at: period / 2) : here
+        guard atCycle >= minimum, atHalf <= -minimum else { return nil }
+        var divisor = 3.0
+        while cycle / divisor >= Double(shortestLag) {
+            if correlation(span, at: cycle / divisor) >= minimum { return nil }
+            divisor += 1
+        }
+        return cycle
+    }
+
+    /// The correlation of the span with itself shifted by `lag`, linear between the whole lags
+    /// around it.
+    private func correlation(_ span: UnsafePointer<Float>, at lag: Double) -> Double {
+        let below = Int(lag.rounded(.down)), fraction = lag - Double(below)
+        let low = correlation(span, at: below)
+        return fraction > 0 ? low + fraction * (correlation(span, at: below + 1) - low) : low
+    }
+
+    /// The Pearson correlation of the span with itself shifted by `lag` (-1 when too short or
+    /// constant).
+    private func correlation(_ span: UnsafePointer<Float>, at lag: Int) -> Double {
+        let count = spanLength - lag
+        guard count >= 4 else { return -1 }
+        var sumA = 0.0, squaresA = 0.0, sumB = 0.0, squaresB = 0.0
+        for i in 0..<count {
+            let a = Double(span[i]), b = Double(span[i &+ lag])
+            sumA += a
+            squaresA += a * a
+            sumB += b
+            squaresB += b * b
+        }
+        let product = Double(LaggedCorrelation.dot(span, lag: lag, count: count))
+        return LaggedCorrelation.pearson(
+            product: product, sumA: sumA, squaresA: squaresA, sumB: sumB, squaresB: squaresB, count: count) ?? -1
+    }
+}
