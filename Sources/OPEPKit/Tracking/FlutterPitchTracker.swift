@@ -432,7 +432,7 @@ public struct FlutterPitchTracker {
         waveform = configuration.waveformRepetition > 0
             ? WaveformRepetition(
                 minimum: configuration.waveformRepetition, sampleRate: fe, spanLength: spanLength, delay: plain.delay,
-                frameInterval: frameInterval)
+                checkInterval: Double(acquisitionFrames) * frameInterval, tolerance: configuration.consistency)
             : nil
         studyPeriods = StudyPeriodAverage(decayRate: configuration.decayRate)
         periods = PeriodSmoother(settings: .init(
@@ -605,6 +605,7 @@ public struct FlutterPitchTracker {
                 evidenceStrength = evidence.strongest()?.correlation ?? 0
             }
             _ = smooth(nil)
+            _ = waveform?.period(for: nil, endingAt: newest, longest: periodLimits.upperBound, checks: checkFractions)
             if checkFractions, previousPeriod == nil, configuration.evidenceTime > 0, index % roomProbeFrames == 0 {
                 probeRoom(newest: newest)
             }
@@ -628,7 +629,8 @@ public struct FlutterPitchTracker {
                 onPlain.toggle()
             }
         }
-        if waveform != nil, let period = waveform?.period(for: candidate?.period.period, endingAt: newest, longest: periodLimits.upperBound) {
+        if waveform != nil, let period = waveform?.period(
+            for: candidate?.period.period, endingAt: newest, longest: periodLimits.upperBound, checks: checkFractions) {
             candidate?.period.period = period
         }
         if candidate != nil { trackOnPlain = onPlain }

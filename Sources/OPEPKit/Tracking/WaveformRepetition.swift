@@ -18,8 +18,8 @@
 /// whose envelope repeats every half cycle has halves of the same energy, either alike, and then
 /// its period is the half, or inverted), and when it reaches `minimum` at no whole fraction of twice the period down to
 /// ``shortestPeriod`` (3 ms): a hum repeats at every multiple of its own period, a buzz only at
-/// its cycle. And it must have shown a buzz in every frame for ``persistence`` (0.1 s): tones of
-/// music or speech can share a common period for a moment. Breath noise has no repeating
+/// its cycle. And it must have shown a buzz for ``persistence`` (0.1 s, checked every
+/// acquisition interval): tones of music or speech can share a common period for a moment. Breath noise has no repeating
 /// waveform (its correlation is near 0 at every lag), so there nothing changes.
 ///
 /// All memory is allocated by the initialiser.
@@ -36,39 +36,51 @@ struct WaveformRepetition {
     /// span is contiguous.
     private var ring: [Float]
     private let mask: Int
+    /// The totals of the span's first `i` samples and of their squares, for `i` up to the span's
+    /// length, made once per check.
+    private var sums: [Double]
+    private var squares: [Double]
 
     /// The shortest repetition of a waveform looked for below twice a period, in seconds: hum at
     /// 50 or 60 Hz and its harmonics, a voice's pitch up to 330 Hz.
     static let shortestPeriod = 0.003
-    /// How long the waveform must show a buzz in every frame before a period is doubled, in
-    /// seconds: music or speech whose tones share a common period can show one for a moment
-    /// (30-70 ms on the first 400 random tuning sessions, where no flutter is a buzz; never
-    /// 0.1 s), a buzz lasts. A track's first report waits for 0.1 s of agreeing estimates anyway.
+    /// How long the waveform must show a buzz before a period is doubled, in seconds: music or
+    /// speech whose tones share a common period can show one for a moment (30-70 ms on the first
+    /// 400 random tuning sessions, where no flutter is a buzz), a buzz lasts. A track's first
+    /// report waits for 0.1 s of agreeing estimates anyway.
     static let persistence = 0.1
-    /// Frames in a row for ``persistence``.
-    let persistenceFrames: Int
-    /// Frames in a row in which the waveform showed a buzz.
+    /// Checks in a row that must show a buzz: ``persistence`` at the checks' interval, rounded up.
+    let persistenceChecks: Int
+    /// How far, as a share of it, twice a frame's period may lie from the buzz's cycle shown.
+    let tolerance: Double
+    /// Checks in a row in which the waveform showed a buzz, and the cycle the last one showed.
     private var run = 0
+    private var shownCycle: Double?
 
     /// - Parameters:
     ///   - sampleRate: the rate of the waveform (the energy rate), in Hz.
     ///   - delay: samples from an energy sample to the envelope made of it (``EnvelopeView/delay``).
-    ///   - frameInterval: the spacing of the frames, in seconds.
-    init(minimum: Double, sampleRate: Double, spanLength: Int, delay: Int, frameInterval: Double) {
+    ///   - checkInterval: the time between two checks of the waveform, in seconds.
+    ///   - tolerance: see ``tolerance``.
+    init(minimum: Double, sampleRate: Double, spanLength: Int, delay: Int, checkInterval: Double, tolerance: Double) {
         self.minimum = minimum
-        persistenceFrames = max(1, Int((Self.persistence / frameInterval).rounded()))
+        self.tolerance = tolerance
+        persistenceChecks = max(1, Int((Self.persistence / checkInterval).rounded(.up)))
         self.spanLength = spanLength
         self.delay = delay
         shortestLag = max(2, Int((Self.shortestPeriod * sampleRate).rounded()))
         var capacity = 16
         while capacity < spanLength + delay + 1 { capacity <<= 1 }
         ring = [Float](repeating: 0, count: 2 * capacity)
+        sums = [Double](repeating: 0, count: spanLength + 1)
+        squares = sums
         mask = capacity - 1
     }
 
     mutating func reset() {
         for i in ring.indices { ring[i] = 0 }
         run = 0
+        shownCycle = nil
     }
 
     /// Appends `count` waveform samples from `offset` in `block`, the first at energy sample
@@ -85,20 +97,44 @@ struct WaveformRepetition {
     }
 
     /// The period to take for this frame's `period` (energy samples, nil for none), found in the
-    /// envelope's span ending at energy sample `newest`: twice it where the waveform shows a
-    /// buzz's cycle there (see ``cycle(for:span:longest:)``) and has shown a buzz, at the period
-    /// or twice it, in every frame for ``persistence``; otherwise `period` itself.
-    mutating func period(for period: Double?, endingAt newest: Int, longest: Double) -> Double? {
-        let start = (newest &- delay &- spanLength &+ 1) & mask
-        let shown = period.flatMap { period in
-            ring.withUnsafeBufferPointer { self.cycle(for: period, span: $0.baseAddress! + start, longest: longest) }
+    /// envelope's span ending at energy sample `newest`. With `checks` (every acquisition
+    /// interval) the waveform is read: a check with a period whose waveform shows a buzz's cycle
+    /// (see ``cycle(for:span:longest:)``) extends the run of checks that did, any other ends it.
+    /// Once ``persistenceChecks`` in a row showed one, a period of which the last cycle shown is
+    /// twice (within `tolerance`) is doubled; any other is `period` itself.
+    mutating func period(for period: Double?, endingAt newest: Int, longest: Double, checks: Bool) -> Double? {
+        if checks {
+            shownCycle = period.flatMap { cycle(for: $0, endingAt: newest, longest: longest) }
+            run = shownCycle == nil ? 0 : run + 1
         }
-        guard let period, let shown else {
-            run = 0
-            return period
+        guard let period, run >= persistenceChecks, let shownCycle,
+            abs(2 * period - shownCycle) <= tolerance * shownCycle
+        else { return period }
+        return 2 * period
+    }
+
+    /// ``cycle(for:span:longest:)`` for the span ending at energy sample `newest`, after making
+    /// its running totals.
+    private mutating func cycle(for period: Double, endingAt newest: Int, longest: Double) -> Double? {
+        let start = (newest &- delay &- spanLength &+ 1) & mask, count = spanLength
+        var cycle: Double?
+        ring.withUnsafeBufferPointer { ring in
+            let span = ring.baseAddress! + start
+            sums.withUnsafeMutableBufferPointer { sums in
+                squares.withUnsafeMutableBufferPointer { squares in
+                    var total = 0.0, totalSquares = 0.0
+                    for i in 0..<count {
+                        let value = Double(span[i])
+                        total += value
+                        totalSquares += value * value
+                        sums[i &+ 1] = total
+                        squares[i &+ 1] = totalSquares
+                    }
+                }
+            }
+            cycle = self.cycle(for: period, span: span, longest: longest)
         }
-        run += 1
-        return shown > period && run >= persistenceFrames ? shown : period
+        return cycle
     }
 
     /// The buzz's cycle the waveform shows for `period`: twice the period, or the period itself,
@@ -136,20 +172,13 @@ struct WaveformRepetition {
     }
 
     /// The Pearson correlation of the span with itself shifted by `lag` (-1 when too short or
-    /// constant).
+    /// constant), its segments' sums from the running totals.
     private func correlation(_ span: UnsafePointer<Float>, at lag: Int) -> Double {
         let count = spanLength - lag
         guard count >= 4 else { return -1 }
-        var sumA = 0.0, squaresA = 0.0, sumB = 0.0, squaresB = 0.0
-        for i in 0..<count {
-            let a = Double(span[i]), b = Double(span[i &+ lag])
-            sumA += a
-            squaresA += a * a
-            sumB += b
-            squaresB += b * b
-        }
-        let product = Double(LaggedCorrelation.dot(span, lag: lag, count: count))
         return LaggedCorrelation.pearson(
-            product: product, sumA: sumA, squaresA: squaresA, sumB: sumB, squaresB: squaresB, count: count) ?? -1
+            product: Double(LaggedCorrelation.dot(span, lag: lag, count: count)),
+            sumA: sums[count], squaresA: squares[count], sumB: sums[spanLength] - sums[lag],
+            squaresB: squares[spanLength] - squares[lag], count: count) ?? -1
     }
 }
