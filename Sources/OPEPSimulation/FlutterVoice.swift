@@ -42,6 +42,7 @@ struct FlutterVoice: Sendable {
     private let sampleRate: Double
     private let device: DeviceProfile
     private let depth: Double
+    private let buzzLevel: Double
     private let clickLevel: Double
     private let tone: WaveTable
     private let toneLevel: Double
@@ -62,6 +63,7 @@ struct FlutterVoice: Sendable {
         sampleRate = c.sampleRate
         device = c.device
         depth = c.modulationDepth
+        buzzLevel = c.buzzLevel
         let sound = c.variation?.sound
         clickLevel = sound?.clickLevel ?? 1.5
         if let sound {
@@ -133,7 +135,7 @@ struct FlutterVoice: Sendable {
                     excitation = clickLevel * (1 + 0.2 * jitter.bipolar())
                 }
                 target = closed + openDepth * cycleGain * pulse.value(at: clock.phase)
-                fundamental = toneLevel * tone.value(at: clock.phase)
+                fundamental = toneLevel * tone.value(at: clock.phase) + (clock.phase < 0.5 ? buzzLevel : -buzzLevel)
             }
             let modulated = real
                 ? (envelope.process(target) + leak) * breathFlow.next()

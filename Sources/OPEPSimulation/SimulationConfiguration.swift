@@ -30,6 +30,12 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
     /// Depth of the rocker's amplitude modulation of the airflow noise (0...1): the envelope swings
     /// between `1 - modulationDepth` (rocker closed) and 1 (open).
     public var modulationDepth: Double
+    /// Amplitude of a buzz at the flutter pitch (0...3; default 0, none), relative to the RMS of a
+    /// nominal exhalation's flow noise: a square wave, as a valve that opens and closes sharply
+    /// makes, half a cycle up and half down. Once the microphone's high-pass has taken its
+    /// fundamental, an edge of either sign per cycle is left, whose envelope repeats every half
+    /// cycle.
+    public var buzzLevel: Double
     /// The device whose line turns pressure into flutter pitch.
     public var device: DeviceProfile
     /// Seed of every random draw.
@@ -48,6 +54,7 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         restBetweenSets: Double = 20,
         leadInSilence: Double = 2,
         modulationDepth: Double = 0.85,
+        buzzLevel: Double = 0,
         device: DeviceProfile = .acapella,
         seed: UInt64 = 1,
         variation: SessionVariation? = nil
@@ -62,6 +69,7 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         self.restBetweenSets = restBetweenSets
         self.leadInSilence = leadInSilence
         self.modulationDepth = modulationDepth
+        self.buzzLevel = buzzLevel
         self.device = device
         self.seed = seed
         self.variation = variation
@@ -69,7 +77,7 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case sampleRate, sets, breathsPerSet, pressureRange, noiseKind, noiseLevelDB, huffCoughsPerSet
-        case restBetweenSets, leadInSilence, modulationDepth, device, seed, variation
+        case restBetweenSets, leadInSilence, modulationDepth, buzzLevel, device, seed, variation
     }
 
     public init(from decoder: any Decoder) throws {
@@ -85,6 +93,7 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         restBetweenSets = try c.decodeIfPresent(Double.self, forKey: .restBetweenSets) ?? d.restBetweenSets
         leadInSilence = try c.decodeIfPresent(Double.self, forKey: .leadInSilence) ?? d.leadInSilence
         modulationDepth = try c.decodeIfPresent(Double.self, forKey: .modulationDepth) ?? d.modulationDepth
+        buzzLevel = try c.decodeIfPresent(Double.self, forKey: .buzzLevel) ?? d.buzzLevel
         device = try c.decodeIfPresent(DeviceProfile.self, forKey: .device) ?? d.device
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
         variation = try c.decodeIfPresent(SessionVariation.self, forKey: .variation)
@@ -106,6 +115,7 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         try check("restBetweenSets", restBetweenSets, 0...3600, unit: " s")
         try check("leadInSilence", leadInSilence, 0...3600, unit: " s")
         try check("modulationDepth", modulationDepth, 0...1)
+        try check("buzzLevel", buzzLevel, 0...3)
         try variation?.validate()
         do {
             try device.validate()

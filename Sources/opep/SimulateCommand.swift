@@ -37,6 +37,12 @@ struct SimulationOptions: ParsableArguments {
     @Option(help: "Seed of the random numbers (the same seed gives the same session).")
     var seed: UInt64 = 1
 
+    @Option(help: "Depth of the rocker's modulation of the flow noise (0-1).")
+    var modulationDepth: Double = 0.85
+
+    @Option(help: ArgumentHelp("A buzz at the flutter pitch: a square wave of this amplitude relative to the flow noise (0-3; 0 for none).", valueName: "level"))
+    var buzz: Double = 0
+
     @Flag(help: "Real breath: the exhaled air's own fluctuating low-frequency noise, breathing between the exhalations, two exhalations without the device (which must give no breath).")
     var realBreath = false
 
@@ -47,7 +53,8 @@ struct SimulationOptions: ParsableArguments {
         }
         var configuration = SimulationConfiguration(
             sampleRate: sampleRate, sets: sets, breathsPerSet: breaths, pressureRange: pressure.range,
-            noiseKind: noise, noiseLevelDB: noiseLevel, huffCoughsPerSet: huffs, restBetweenSets: rest, seed: seed)
+            noiseKind: noise, noiseLevelDB: noiseLevel, huffCoughsPerSet: huffs, restBetweenSets: rest, modulationDepth: modulationDepth,
+            buzzLevel: buzz, seed: seed)
         if realBreath {
             configuration.variation = SessionVariation(sound: SoundVariation(), chain: RecordingChain(), breath: RealBreath())
         }

@@ -141,3 +141,25 @@ final class EvaluatorTests: XCTestCase {
         XCTAssertEqual(Evaluator.standardCorpus(seed: 10).map(\.simulation.seed), corpus.map { $0.simulation.seed + 9 })
     }
 }
+
+extension EvaluatorTests {
+    /// A device that buzzes: a square wave at the flutter rate over flow noise the rocker barely
+    /// modulates. The buzz's envelope repeats every half cycle; the waveform's sign keeps the
+    /// breaths at their rate, where the envelope alone reports most of the flutter at twice it.
+    func testABuzzingDeviceIsHeardAtItsRate() throws {
+        for (depth, seed) in [(0.1, 7 as UInt64), (0.3, 8)] {
+            let simulation = SimulationConfiguration(
+                sampleRate: 44100, sets: 1, breathsPerSet: 6, huffCoughsPerSet: 0, leadInSilence: 1,
+                modulationDepth: depth, buzzLevel: 3, seed: seed)
+            let buzz = EvaluationCase(name: "buzz over flow noise \(depth) deep", simulation: simulation)
+            let heard = try Evaluator.evaluate(buzz)
+            let envelopeOnly = try Evaluator.evaluate(buzz) { $0.tracker.waveformRepetition = 0 }
+            let report = "\(buzz.name): octave errors \(heard.octaveErrors) (\(envelopeOnly.octaveErrors) from the envelope alone), breaths at the wrong octave \(heard.breathsAtWrongOctave) (\(envelopeOnly.breathsAtWrongOctave))"
+            XCTAssertEqual(heard.breathsAtWrongOctave, 0, report)
+            XCTAssertEqual(heard.breathsFound, heard.breathsTrue, report)
+            XCTAssertLessThan(heard.octaveErrors, 0.15, report)
+            XCTAssertLessThan(heard.octaveErrors, envelopeOnly.octaveErrors / 5, report)
+            XCTAssertGreaterThanOrEqual(envelopeOnly.breathsAtWrongOctave, 1, report)
+        }
+    }
+}

@@ -23,6 +23,8 @@ import Testing
         (SimulationConfiguration(restBetweenSets: -1), "restBetweenSets"),
         (SimulationConfiguration(leadInSilence: .infinity), "leadInSilence"),
         (SimulationConfiguration(modulationDepth: 1.5), "modulationDepth"),
+        (SimulationConfiguration(buzzLevel: 4), "buzzLevel"),
+        (SimulationConfiguration(buzzLevel: -1), "buzzLevel"),
         (SimulationConfiguration(device: DeviceProfile(
             name: "broken", lowerFrequency: 30, upperFrequency: 20, interceptCmH2O: 0, slopeCmH2OPerHz: 1)), "device"),
         (SimulationConfiguration(device: DeviceProfile(

@@ -605,7 +605,6 @@ public struct FlutterPitchTracker {
                 evidenceStrength = evidence.strongest()?.correlation ?? 0
             }
             _ = smooth(nil)
-            _ = waveform?.period(for: nil, endingAt: newest, longest: periodLimits.upperBound, checks: checkFractions)
             if checkFractions, previousPeriod == nil, configuration.evidenceTime > 0, index % roomProbeFrames == 0 {
                 probeRoom(newest: newest)
             }

@@ -98,13 +98,14 @@ struct WaveformRepetition {
 
     /// The period to take for this frame's `period` (energy samples, nil for none), found in the
     /// envelope's span ending at energy sample `newest`. With `checks` (every acquisition
-    /// interval) the waveform is read: a check with a period whose waveform shows a buzz's cycle
-    /// (see ``cycle(for:span:longest:)``) extends the run of checks that did, any other ends it.
+    /// interval) and a period the waveform is read: where it shows a buzz's cycle (see
+    /// ``cycle(for:span:longest:)``) the run of checks that did grows, otherwise it ends; a gap
+    /// without a period leaves it, so a buzzing device's next breath is doubled from its start.
     /// Once ``persistenceChecks`` in a row showed one, a period of which the last cycle shown is
     /// twice (within `tolerance`) is doubled; any other is `period` itself.
     mutating func period(for period: Double?, endingAt newest: Int, longest: Double, checks: Bool) -> Double? {
-        if checks {
-            shownCycle = period.flatMap { cycle(for: $0, endingAt: newest, longest: longest) }
+        if checks, let period {
+            shownCycle = cycle(for: period, endingAt: newest, longest: longest)
             run = shownCycle == nil ? 0 : run + 1
         }
         guard let period, run >= persistenceChecks, let shownCycle,
