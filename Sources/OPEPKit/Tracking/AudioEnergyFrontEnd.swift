@@ -208,33 +208,34 @@ struct AudioEnergyFrontEnd {
     /// block.
     @inline(__always)
     private static func blockSum(_ values: UnsafePointer<Float>, count: Int) -> Float {
-        var lanes = SIMD4<Float>(repeating: 0)
-        var k = 0
-        while k &+ 4 <= count {
-            lanes += UnsafeRawPointer(values + k).loadUnaligned(as: SIMD4<Float>.self)
-            k &+= 4
-        }
-        var rest: Float = 0
-        while k < count {
-            rest += values[k]
-            k &+= 1
-        }
-        return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + rest
+        laneSum(count: count, { UnsafeRawPointer(values + $0).loadUnaligned(as: SIMD4<Float>.self) }, { values[$0] })
     }
 
-    /// The sum of `count` values times `weights`, in four lanes and then across them.
+    /// The sum of `count` values times `weights`, in the same order.
     @inline(__always)
     private static func weightedSum(_ values: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, count: Int) -> Float {
+        laneSum(
+            count: count,
+            {
+                UnsafeRawPointer(values + $0).loadUnaligned(as: SIMD4<Float>.self)
+                    * UnsafeRawPointer(weights + $0).loadUnaligned(as: SIMD4<Float>.self)
+            },
+            { values[$0] * weights[$0] })
+    }
+
+    /// The sum of `count` terms: `four(k)` for each whole group of four from `k`, into four lanes,
+    /// then `one(k)` for the rest; lanes added pairwise, then the rest.
+    @inline(__always)
+    private static func laneSum(count: Int, _ four: (Int) -> SIMD4<Float>, _ one: (Int) -> Float) -> Float {
         var lanes = SIMD4<Float>(repeating: 0)
         var k = 0
         while k &+ 4 <= count {
-            lanes += UnsafeRawPointer(values + k).loadUnaligned(as: SIMD4<Float>.self)
-                * UnsafeRawPointer(weights + k).loadUnaligned(as: SIMD4<Float>.self)
+            lanes += four(k)
             k &+= 4
         }
         var rest: Float = 0
         while k < count {
-            rest += values[k] * weights[k]
+            rest += one(k)
             k &+= 1
         }
         return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + rest
