@@ -32,8 +32,9 @@
 ///    continues it where a single span falls short. The breath's own fluctuation correlates by
 ///    chance at lags that move from span to span; a flutter's period stays.
 /// 7. ``WaveformRepetition``: a period the envelope gave is doubled where the audio's waveform
-///    (block means of the high-passed audio, its sign kept) repeats at twice it and not at it:
-///    a buzz close to a square wave, whose envelope repeats every half cycle.
+///    (the high-passed audio low-passed to the energy rate, its sign kept) has, for 0.1 s,
+///    repeated at twice it and been inverted at it: a buzz close to a square wave, whose
+///    envelope repeats every half cycle.
 /// 8. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
 ///    is reported once 0.1 s of estimates agree.
 /// 9. pitch = 1 / period.
@@ -129,10 +130,10 @@ public struct FlutterPitchTracker {
         /// reached 0.6 of the true one's in under 1 %.
         public var octaveShare: Double = 0.6
         /// Correlation of the audio's waveform at twice a period the envelope gave that makes the
-        /// track take twice the period, when the waveform repeats neither at the period nor at a
-        /// shorter fraction of twice it (default 0.5; 0 turns it off, as with ``Method/study``). A
-        /// buzz close to a square wave has an envelope that repeats every half cycle; its waveform
-        /// repeats only every cycle (``WaveformRepetition``).
+        /// track take twice the period, when the waveform is inverted (this much below zero) at
+        /// the period and repeats at no shorter fraction of twice it (default 0.5; 0 turns it off,
+        /// as with ``Method/study``). A buzz close to a square wave has an envelope that repeats
+        /// every half cycle; its waveform repeats only every cycle (``WaveformRepetition``).
         public var waveformRepetition: Double = 0.5
         /// Memory of ``PeriodEvidence``, the correlation per lag averaged over recent spans, in
         /// seconds (default 0.15; 0 turns it off, as with ``Method/study``). A breath's own
