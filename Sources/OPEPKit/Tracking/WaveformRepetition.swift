@@ -7,8 +7,9 @@
 /// the shorter of two periods correlating nearly as well (`octaveShare`, against half-rate
 /// reports) takes the half cycle. Eight breaths of a square buzz at 12-28 Hz under white noise
 /// at -10 dB, through a phone's 100 Hz high-pass, were reported at twice their rate in 5 of the 8
-/// (the 5 whose double lay in the band); the same breaths as a sawtooth or a pulse train were not. The waveform keeps the sign the energy
-/// loses: it repeats at the cycle and is inverted at half of it.
+/// (the 5 whose double lay in the band); the same breaths as a sawtooth or a pulse train were
+/// not. The waveform keeps the sign the energy loses: it repeats at the cycle and is inverted at
+/// half of it.
 ///
 /// So the tracker keeps the high-passed audio low-passed at the energy rate
 /// (``AudioEnergyFrontEnd``, step 6), aligned with the envelope's span, and takes twice a period
@@ -16,11 +17,12 @@
 /// between the two lags around a fractional one) reaches `minimum` (default 0.5) at twice the
 /// period and at most `-minimum` at the period itself (inverted after half a cycle: a waveform
 /// whose envelope repeats every half cycle has halves of the same energy, either alike, and then
-/// its period is the half, or inverted), and when it reaches `minimum` at no whole fraction of twice the period down to
-/// ``shortestPeriod`` (3 ms): a hum repeats at every multiple of its own period, a buzz only at
-/// its cycle. And it must have shown a buzz for ``persistence`` (0.1 s, checked every
-/// acquisition interval): tones of music or speech can share a common period for a moment. Breath noise has no repeating
-/// waveform (its correlation is near 0 at every lag), so there nothing changes.
+/// its period is the half, or inverted), and when it reaches `minimum` at no whole fraction of
+/// twice the period down to ``shortestPeriod`` (3 ms): a hum repeats at every multiple of its own
+/// period, a buzz only at its cycle. And it must have shown a buzz for ``persistence`` (0.1 s,
+/// checked every acquisition interval): tones of music or speech can share a common period for a
+/// moment. Breath noise has no repeating waveform (its correlation is near 0 at every lag), so
+/// there nothing changes.
 ///
 /// All memory is allocated by the initialiser.
 struct WaveformRepetition {
@@ -152,7 +154,7 @@ struct WaveformRepetition {
         } else {
             return nil
         }
-        guard cycle <= longest, Double(spanLength) - cycle >= 4 else { return nil }
+        guard cycle <= longest else { return nil }
         let atCycle = cycle == period ? here : correlation(span, at: cycle)
         let atHalf = cycle == period ? correlation(span, at: period / 2) : here
         guard atCycle >= minimum, atHalf <= -minimum else { return nil }
