@@ -36,8 +36,8 @@
 /// analysis samples are filtered in whole blocks only (the rest waits for the next chunk, which
 /// delays no energy sample: a block's energy needs all of it), so every block is summed the same
 /// way. The work runs in batches of up to 4096 input samples as simple loops over straight lines
-/// of samples, which the compiler vectorises: group means, fixed point, the high-passed samples,
-/// their squares and products, and each block's sums, four lanes at a time.
+/// of samples, which the compiler vectorises (group means, fixed point, the high-passed samples),
+/// then one pass per block for all of its sums, four lanes at a time.
 struct AudioEnergyFrontEnd {
     /// Input samples averaged into one analysis sample.
     let groupLength: Int
@@ -66,10 +66,6 @@ struct AudioEnergyFrontEnd {
     private var means: [Float]
     /// The last two high-passed samples filtered, then a batch's high-passed samples.
     private var highPassed: [Float]
-    /// A batch's squares of the high-passed samples.
-    private var squares: [Float]
-    /// A batch's products `y[n]·y[n-1]`, then `y[n]·y[n-2]`.
-    private var lags: [Float]
     /// The whitening filter's predictor; nil without whitening.
     private var predictor: WhiteningPredictor?
     /// The last `averageLength` fixed-point samples filtered, then the samples waiting to be.
@@ -101,10 +97,8 @@ struct AudioEnergyFrontEnd {
         let batch = batchGroups + analysisBlockLength
         means = [Float](repeating: 0, count: batchGroups)
         highPassed = [Float](repeating: 0, count: batch + 2)
-        squares = [Float](repeating: 0, count: batch)
         predictor = whiteningTime > 0
             ? WhiteningPredictor(blockDuration: Double(analysisBlockLength) / rate, memoryTime: whiteningTime) : nil
-        lags = [Float](repeating: 0, count: whiteningTime > 0 ? 2 * batch : 0)
         line = [Int32](repeating: 0, count: averageLength + batch)
         group = [Float](repeating: 0, count: groupLength)
         inverseGroup = 1 / Float(groupLength)
@@ -204,41 +198,38 @@ struct AudioEnergyFrontEnd {
         waiting &+= count
     }
 
-    /// The sum of `count` values, in four lanes and then across them: the same order for every
-    /// block.
+    /// A block's sums: of the high-passed samples `y`, of them weighted by `ramp`, of their
+    /// squares and of their products with the one and the two before. Each in four lanes over
+    /// the whole groups of four from the block's start, then the rest one by one; lanes added
+    /// pairwise, then the rest: the same order for every block, in one pass over it.
     @inline(__always)
-    private static func blockSum(_ values: UnsafePointer<Float>, count: Int) -> Float {
-        laneSum(count: count, { UnsafeRawPointer(values + $0).loadUnaligned(as: SIMD4<Float>.self) }, { values[$0] })
-    }
-
-    /// The sum of `count` values times `weights`, in the same order.
-    @inline(__always)
-    private static func weightedSum(_ values: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, count: Int) -> Float {
-        laneSum(
-            count: count,
-            {
-                UnsafeRawPointer(values + $0).loadUnaligned(as: SIMD4<Float>.self)
-                    * UnsafeRawPointer(weights + $0).loadUnaligned(as: SIMD4<Float>.self)
-            },
-            { values[$0] * weights[$0] })
-    }
-
-    /// The sum of `count` terms: `four(k)` for each whole group of four from `k`, into four lanes,
-    /// then `one(k)` for the rest; lanes added pairwise, then the rest.
-    @inline(__always)
-    private static func laneSum(count: Int, _ four: (Int) -> SIMD4<Float>, _ one: (Int) -> Float) -> Float {
-        var lanes = SIMD4<Float>(repeating: 0)
+    private static func blockSums(
+        _ y: UnsafePointer<Float>, _ ramp: UnsafePointer<Float>, count: Int
+    ) -> (sum: Float, ramped: Float, energy: Float, lag1: Float, lag2: Float) {
+        @inline(__always) func four(_ p: UnsafePointer<Float>) -> SIMD4<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self) }
+        var sum = SIMD4<Float>.zero, ramped = sum, energy = sum, lag1 = sum, lag2 = sum
         var k = 0
         while k &+ 4 <= count {
-            lanes += four(k)
+            let v = four(y + k)
+            sum += v
+            ramped += v * four(ramp + k)
+            energy += v * v
+            lag1 += v * four(y + (k &- 1))
+            lag2 += v * four(y + (k &- 2))
             k &+= 4
         }
-        var rest: Float = 0
+        var rest: (sum: Float, ramped: Float, energy: Float, lag1: Float, lag2: Float) = (0, 0, 0, 0, 0)
         while k < count {
-            rest += one(k)
+            let v = y[k]
+            rest.sum += v
+            rest.ramped += v * ramp[k]
+            rest.energy += v * v
+            rest.lag1 += v * y[k &- 1]
+            rest.lag2 += v * y[k &- 2]
             k &+= 1
         }
-        return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + rest
+        @inline(__always) func total(_ lanes: SIMD4<Float>, _ rest: Float) -> Float { (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + rest }
+        return (total(sum, rest.sum), total(ramped, rest.ramped), total(energy, rest.energy), total(lag1, rest.lag1), total(lag2, rest.lag2))
     }
 
     /// Runs the moving sum over the whole blocks of samples waiting in `line`, writes their mean
@@ -246,9 +237,9 @@ struct AudioEnergyFrontEnd {
     /// to `waveform`, and keeps the newest samples as the next history; returns how many blocks
     /// were written.
     ///
-    /// Straight passes: the running integer sum (serial, but one integer add per sample), the
-    /// high-passed samples, their squares and their products with the two before (vectorised),
-    /// then each block's sums. The whitened energy is made of a block's sums (see
+    /// Two straight passes, the running integer sum (serial, but one integer add per sample) and
+    /// the high-passed samples (vectorised), then one pass per block for all its sums
+    /// (``blockSums(_:_:count:)``). The whitened energy is made of a block's sums (see
     /// ``WhiteningPredictor/errorEnergy(_:)``).
     private mutating func filter(
         into output: UnsafeMutablePointer<Float>, whitened whitenedOutput: UnsafeMutablePointer<Float>,
@@ -256,58 +247,42 @@ struct AudioEnergyFrontEnd {
     ) -> Int {
         let block = analysisBlockLength, blocks = waiting / block, count = blocks * block
         guard blocks > 0 else { return 0 }
-        let length = averageLength, lag = averageLength / 2, batch = batchGroups &+ block
+        let length = averageLength, lag = averageLength / 2
         let inverseScale = 1 / Self.scale, inverseLength = inverseAverage, inverseB = inverseBlock
         var s = sum, predictor = predictor, last = lastWaveformSums
         line.withUnsafeMutableBufferPointer { buffer in
             guard let line = buffer.baseAddress else { return }
-            squares.withUnsafeMutableBufferPointer { squares in
-                highPassed.withUnsafeMutableBufferPointer { history in
-                    lags.withUnsafeMutableBufferPointer { lags in
-                        guard let y = history.baseAddress.map({ $0 + 2 }), let squares = squares.baseAddress else { return }
-                        for i in 0..<count {
-                            s &+= Int64(line[length &+ i]) &- Int64(line[i])
-                            y[i] = Float(s)
+            highPassed.withUnsafeMutableBufferPointer { history in
+                ramp.withUnsafeBufferPointer { ramp in
+                    guard let y = history.baseAddress.map({ $0 + 2 }), let ramp = ramp.baseAddress else { return }
+                    for i in 0..<count {
+                        s &+= Int64(line[length &+ i]) &- Int64(line[i])
+                        y[i] = Float(s)
+                    }
+                    let centre = line + (length &- lag)
+                    for i in 0..<count { y[i] = Float(centre[i]) * inverseScale - y[i] * inverseLength }
+                    let blockLength = Float(block), inverseSquare = inverseB * inverseB
+                    for b in 0..<blocks {
+                        let f = b &* block, l = f &+ block &- 1
+                        let sums = Self.blockSums(y + f, ramp, count: block)
+                        waveform[b] = (last.ramped + last.plain + blockLength * sums.sum - sums.ramped) * inverseSquare
+                        last = (sums.sum, sums.ramped)
+                        output[b] = sums.energy * inverseB
+                        guard var whitening = predictor else {
+                            whitenedOutput[b] = output[b]
+                            continue
                         }
-                        let centre = line + (length &- lag)
-                        for i in 0..<count { y[i] = Float(centre[i]) * inverseScale - y[i] * inverseLength }
-                        for i in 0..<count { squares[i] = y[i] * y[i] }
-                        ramp.withUnsafeBufferPointer { ramp in
-                            guard let ramp = ramp.baseAddress else { return }
-                            let blockLength = Float(block), inverseSquare = inverseB * inverseB
-                            for b in 0..<blocks {
-                                let sum = Self.blockSum(y + b &* block, count: block)
-                                let ramped = Self.weightedSum(y + b &* block, ramp, count: block)
-                                waveform[b] = (last.ramped + last.plain + blockLength * sum - ramped) * inverseSquare
-                                last = (sum, ramped)
-                            }
-                        }
-                        guard var whitening = predictor, let lag1 = lags.baseAddress else {
-                            for b in 0..<blocks {
-                                output[b] = Self.blockSum(squares + b &* block, count: block) * inverseB
-                                whitenedOutput[b] = output[b]
-                            }
-                            return
-                        }
-                        let lag2 = lag1 + batch
-                        for i in 0..<count { lag1[i] = y[i] * y[i &- 1] }
-                        for i in 0..<count { lag2[i] = y[i] * y[i &- 2] }
-                        for b in 0..<blocks {
-                            let f = b &* block, l = f &+ block &- 1
-                            let sums = WhiteningPredictor.BlockSums(
-                                energy: Self.blockSum(squares + f, count: block),
-                                lag1: Self.blockSum(lag1 + f, count: block), lag2: Self.blockSum(lag2 + f, count: block),
-                                before: (y[f &- 1] * y[f &- 1], y[f &- 2] * y[f &- 2], y[f &- 1] * y[f &- 2]),
-                                last: (squares[l], y[l &- 1] * y[l &- 1], lag1[l]))
-                            output[b] = sums.energy * inverseB
-                            whitenedOutput[b] = whitening.errorEnergy(sums) * inverseB
-                            whitening.update(sums)
-                        }
+                        let blockSums = WhiteningPredictor.BlockSums(
+                            energy: sums.energy, lag1: sums.lag1, lag2: sums.lag2,
+                            before: (y[f &- 1] * y[f &- 1], y[f &- 2] * y[f &- 2], y[f &- 1] * y[f &- 2]),
+                            last: (y[l] * y[l], y[l &- 1] * y[l &- 1], y[l] * y[l &- 1]))
+                        whitenedOutput[b] = whitening.errorEnergy(blockSums) * inverseB
+                        whitening.update(blockSums)
                         predictor = whitening
                     }
-                    history[0] = history[count]
-                    history[1] = history[count &+ 1]
                 }
+                history[0] = history[count]
+                history[1] = history[count &+ 1]
             }
             let kept = length &+ waiting &- count
             for i in 0..<kept { line[i] = line[i &+ count] }
