@@ -162,6 +162,35 @@ final class SessionAnalyzerTests: XCTestCase {
         XCTAssertGreaterThan(Double(exhaling.filter { $0.0.pitch != nil }.count) / Double(exhaling.count), 0.9)
     }
 
+    /// At each breath's start the live frames show the flutter once two estimates agree, about
+    /// 80 ms before the tracker reports it; the stored frames, the events and the report are
+    /// those of a gauge that waits (`earlyGaugeTime` 0), and only a sound's first 0.6 s gains.
+    func testTheLiveGaugeShowsAFlutterAsItStarts() throws {
+        let session = TestSession(sampleRate: 16000, sets: 1, breathsPerSet: 3)
+        let early = try analyse(session.samples, sampleRate: 16000, chunk: 1600)
+        let waiting = try analyse(session.samples, sampleRate: 16000, chunk: 1600) { $0.earlyGaugeTime = 0 }
+        XCTAssertEqual(early.frames, waiting.frames)
+        XCTAssertEqual(early.events, waiting.events)
+        XCTAssertEqual(early.report, waiting.report)
+        let latency = try SessionAnalyzer(configuration: .init(sampleRate: 16000)).latency
+        for exhalation in session.exhalations {
+            func firstPitch(_ run: Run) throws -> SessionFrame {
+                try XCTUnwrap(run.live.first { $0.pitch != nil && $0.time >= exhalation.start - 0.5 && $0.time < exhalation.end })
+            }
+            let shown = try firstPitch(early), reported = try firstPitch(waiting)
+            XCTAssertLessThanOrEqual(shown.time, reported.time - 0.05, "breath at \(exhalation.start) s")
+            XCTAssertEqual(try XCTUnwrap(shown.pitch), exhalation.pitch, accuracy: 0.1 * exhalation.pitch)
+            XCTAssertEqual(shown.pressure, DeviceProfile.acapella.pressure(forPitch: shown.pitch!))
+        }
+        let gained = zip(early.live, waiting.live).filter { $0.0.pitch != nil && $0.1.pitch == nil }.map(\.0.time)
+        XCTAssertFalse(gained.isEmpty)
+        for time in gained {
+            XCTAssertTrue(
+                session.exhalations.contains { time >= $0.start - latency && time <= $0.start + 0.6 },
+                "a pitch shown early at \(time) s, not at a breath's start")
+        }
+    }
+
     /// A stored frame's pitch is the live pitches' average over ±0.1 s, taken in pairs either side
     /// while both stay within 12 % of the frame's own (a plain reference).
     func testStoredFramesAverageTheLivePitchEvenlyAroundThem() throws {

@@ -88,6 +88,7 @@ enum AnalysisJSON {
             ("search_width", .number(t.searchWidth)),
             ("consistency", .number(t.consistency)),
             ("report_after", .integer(t.reportAfter)),
+            ("gauge_after", .integer(t.gaugeAfter)),
             ("acquisition_interval", .number(t.acquisitionInterval)),
             ("hold_duration", .number(t.holdDuration)),
             ("established_track_time", .number(t.establishedTrackTime)),

@@ -31,6 +31,14 @@ public struct SessionAnalyzer {
         /// ``CentredPitchAverage``: the gauge shows the tracker's pitch at once, a stored frame
         /// waits for the exhalation detector's decision anyway.
         public var pitchAverageTime: Double = 0.1
+        /// How long after a sound starts the live frames may show a track the tracker has not yet
+        /// reported (``FlutterPitchTracker/Frame/provisionalPitch``), where its level could
+        /// confirm an exhalation, in seconds (default 0.6; 0 turns it off; at most 2). A device's
+        /// flutter starts with its exhalation's sound, and the patient watches the gauge then;
+        /// later in a sound a chance track in speech, music or plain breathing would only make
+        /// the gauge flicker. Only the live frames change: the stored frames, the breaths and
+        /// the record wait for the reported pitch. Not stored in the analysis document.
+        public var earlyGaugeTime: Double = 0.6
 
         /// A configuration for a sample rate, a device and a target; everything else default.
         public init(sampleRate: Double, device: DeviceProfile = .acapella, target: TargetRange = .standard) {
@@ -55,6 +63,7 @@ public struct SessionAnalyzer {
             try require(setPause >= 2 && setPause <= 600, "setPause", setPause, "between 2 and 600 s")
             try require(huffSetPause >= 0 && huffSetPause <= setPause, "huffSetPause", huffSetPause, "between 0 and setPause (\(setPause) s)")
             try require(pitchAverageTime >= 0 && pitchAverageTime <= 0.5, "pitchAverageTime", pitchAverageTime, "between 0 and 0.5 s")
+            try require(earlyGaugeTime >= 0 && earlyGaugeTime <= 2, "earlyGaugeTime", earlyGaugeTime, "between 0 and 2 s")
             try tracker.validate()
             try detector.validate()
             try signal.validate()
@@ -239,8 +248,19 @@ public struct SessionAnalyzer {
             roomRiseDB: roomRises.riseDB, periodEvidence: frame.periodEvidence))
         pending[index % pending.count].signal = verdict.reason?.problem
         pending[index % pending.count].warning = verdict.warning?.problem
-        onOutput(.live(withPressure(pending[index % pending.count], exhaling: detector.isExhaling)))
+        var live = pending[index % pending.count]
+        if live.pitch == nil, !roomsOwn, let provisional = frame.provisionalPitch, gaugeShowsEarly(levelDB: level) {
+            live.pitch = provisional
+        }
+        onOutput(.live(withPressure(live, exhaling: detector.isExhaling)))
         while frameCount - finalCount > detector.decisionDelay { finalize(onOutput: onOutput) }
+    }
+
+    /// Whether the live frame may show a track not yet reported: within `earlyGaugeTime` of a
+    /// sound's start, at a level that could confirm an exhalation.
+    private func gaugeShowsEarly(levelDB: Double) -> Bool {
+        guard let time = detector.timeIntoSound, time <= configuration.earlyGaugeTime else { return false }
+        return detector.confirms(levelDB: levelDB)
     }
 
     /// The level the recording's rounding adds to a sound, as a frame's level is measured, in dB
@@ -399,6 +419,7 @@ extension SessionAnalyzer.Configuration: Codable {
         try c.update(&setPause, from: .setPause)
         try c.update(&huffSetPause, from: .huffSetPause)
         try c.update(&pitchAverageTime, from: .pitchAverageTime)
+        try c.update(&earlyGaugeTime, from: .earlyGaugeTime)
     }
 }
 #endif

@@ -178,6 +178,22 @@ public struct ExhalationDetector {
     public var isExhaling: Bool { sound?.exhaling ?? false }
     /// Whether a sound (perhaps an exhalation) is under way.
     public var isListening: Bool { sound != nil }
+    /// How long after the current sound's first frame the newest frame lies, in seconds; nil
+    /// between sounds.
+    public var timeIntoSound: Double? { sound.map { Double(frameIndex - 1 - $0.first) * frameInterval } }
+
+    /// Whether a flutter in a frame at `levelDB`, the newest frame's floor, could confirm an
+    /// exhalation: the level starts a sound (`onMarginDB` over the floor), or keeps one going and
+    /// lies within `releaseDropDB` of the mean level of the exhalations heard so far.
+    public func confirms(levelDB: Double) -> Bool {
+        confirms(levelDB: levelDB, floorLevel: max(floor.level ?? levelDB, configuration.absoluteFloorDB))
+    }
+
+    private func confirms(levelDB: Double, floorLevel: Double) -> Bool {
+        levelDB >= floorLevel + configuration.onMarginDB
+            || levelDB >= floorLevel + configuration.offMarginDB
+                && levelDB >= (meanExhalationLevel ?? .infinity) - configuration.releaseDropDB
+    }
 
     public init(configuration: Configuration, frameInterval: Double) throws(EngineConfigurationError) {
         try configuration.validate()
@@ -231,7 +247,6 @@ public struct ExhalationDetector {
             }
             return nil
         }
-        let strong = levelDB >= floorLevel + configuration.onMarginDB
         if loud {
             if current.lastLoud != i - 1 { current.loudSince = i }
             current.lastLoud = i
@@ -241,8 +256,7 @@ public struct ExhalationDetector {
             current.pitchedLevelSum += levelDB
             current.pitchedFrames += 1
         }
-        let confirming = strong || loud && levelDB >= (meanExhalationLevel ?? .infinity) - configuration.releaseDropDB
-        current.pitchedRun = pitched && (confirming || current.exhaling) ? current.pitchedRun + 1 : 0
+        current.pitchedRun = pitched && (current.exhaling || confirms(levelDB: levelDB, floorLevel: floorLevel)) ? current.pitchedRun + 1 : 0
         current.heardRun = current.pitchedRun == 0 ? 0 : current.heardRun + (heard ? 1 : 0)
         if levelDB - floorLevel > current.peakLevel {
             current.peakLevel = levelDB - floorLevel

@@ -36,7 +36,8 @@
 ///    repeated at twice it and been inverted at it: a buzz close to a square wave, whose
 ///    envelope repeats every half cycle.
 /// 8. ``PeriodSmoother``: run-length / decay-rate (0.8) moving average of the period; a pitch
-///    is reported once 0.1 s of estimates agree.
+///    is reported once 0.1 s of estimates agree, and offered to a live gauge once two do
+///    (``Frame/provisionalPitch``).
 /// 9. pitch = 1 / period.
 /// 10. While the caller's gate keeps frames from being searched (between sounds), the span is
 ///    searched every 0.5 s for a period of the room's own, a fan's or a motor's (``RoomPeriod``),
@@ -160,6 +161,13 @@ public struct FlutterPitchTracker {
         /// frames 10 ms apart share most of their audio, so a shorter run would let chance
         /// correlations in noise through).
         public var reportAfter: Int = 10
+        /// Run length after which a track that is not yet reported offers its pitch to a live
+        /// gauge (``Frame/provisionalPitch``; default 2; at `reportAfter` or above, nothing is
+        /// offered early, as with ``Method/study``). The stored frames and the breaths wait for the
+        /// exhalation detector and so for `reportAfter`; only a gauge needs the pitch at once, and
+        /// ``SessionAnalyzer`` shows it early only at a sound's start
+        /// (``SessionAnalyzer/Configuration/earlyGaugeTime``).
+        public var gaugeAfter: Int = 2
         /// While no flutter is tracked, the whole band is searched only every this many seconds
         /// (default 0.04); once a flutter is found, every frame is searched near its period, and
         /// at this interval its fractions are checked for octave errors. This is where the tracker
@@ -185,6 +193,7 @@ public struct FlutterPitchTracker {
                 octaveShare = 0.8
                 waveformRepetition = 0
                 continuationAcceptance = acceptance
+                gaugeAfter = reportAfter
                 fadeDrop = 200
                 holdDuration = 0
                 evidenceTime = 0
@@ -228,6 +237,7 @@ public struct FlutterPitchTracker {
             try require(searchWidth > 0 && searchWidth <= 0.5, "searchWidth", searchWidth, "in (0, 0.5]")
             try require(consistency > 0 && consistency <= 0.5, "consistency", consistency, "in (0, 0.5]")
             try require(reportAfter >= 1 && reportAfter <= maxRunLength, "reportAfter", Double(reportAfter), "between 1 and maxRunLength (\(maxRunLength))")
+            try require(gaugeAfter >= 1 && gaugeAfter <= 100, "gaugeAfter", Double(gaugeAfter), "between 1 and 100")
             try require(holdDuration >= 0 && holdDuration <= 1, "holdDuration", holdDuration, "between 0 and 1 s")
             try require(
                 establishedTrackTime == 0 || (establishedTrackTime >= 0.1 && establishedTrackTime <= 10), "establishedTrackTime",
@@ -281,6 +291,10 @@ public struct FlutterPitchTracker {
         /// The periodicity the room itself had between sounds, as last heard there, if any
         /// (``RoomPeriod``).
         public var room: RoomPeriod? = nil
+        /// The track's pitch in Hz where `pitch` is still nil because fewer than `reportAfter`
+        /// estimates agree, but at least `gaugeAfter` do and this frame's was accepted: what a
+        /// live gauge may show as a flutter starts (nil otherwise).
+        public var provisionalPitch: Double? = nil
     }
 
     /// A period heard in the room between sounds, where no breath goes through the device: a fan
@@ -641,11 +655,14 @@ public struct FlutterPitchTracker {
         }
         let smoothed = smooth(candidate?.period.period)
         trackHeardFrames = previousPeriod == nil ? 0 : trackHeardFrames + (candidate == nil ? 0 : 1)
+        let provisional = smoothed == nil && candidate != nil && periods.runLength >= configuration.gaugeAfter
+            ? periods.average.map { energyRate / $0 } : nil
         return Frame(
             time: time,
             pitch: smoothed.map { energyRate / $0 },
             confidence: max(0, min(1, candidate?.period.correlation ?? 0)),
-            energy: level, modulation: heard.modulation, periodEvidence: periodEvidence, room: room)
+            energy: level, modulation: heard.modulation, periodEvidence: periodEvidence, room: room,
+            provisionalPitch: provisional)
     }
 
     /// Searches the span ending at `newest` for a period of the room's own (the view a new track
@@ -829,6 +846,7 @@ extension FlutterPitchTracker.Configuration: Codable {
         try c.update(&searchWidth, from: .searchWidth)
         try c.update(&consistency, from: .consistency)
         try c.update(&reportAfter, from: .reportAfter)
+        try c.update(&gaugeAfter, from: .gaugeAfter)
         try c.update(&acquisitionInterval, from: .acquisitionInterval)
         try c.update(&holdDuration, from: .holdDuration)
         try c.update(&establishedTrackTime, from: .establishedTrackTime)
