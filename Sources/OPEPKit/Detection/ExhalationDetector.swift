@@ -182,9 +182,9 @@ public struct ExhalationDetector {
     /// between sounds.
     public var timeIntoSound: Double? { sound.map { Double(frameIndex - 1 - $0.first) * frameInterval } }
 
-    /// Whether a flutter in a frame at `levelDB`, the newest frame's floor, could confirm an
-    /// exhalation: the level starts a sound (`onMarginDB` over the floor), or keeps one going and
-    /// lies within `releaseDropDB` of the mean level of the exhalations heard so far.
+    /// Whether a flutter in a frame at `levelDB` could confirm an exhalation, against the newest
+    /// frame's floor: the level starts a sound (`onMarginDB` over the floor), or keeps one going
+    /// and lies within `releaseDropDB` of the mean level of the exhalations heard so far.
     public func confirms(levelDB: Double) -> Bool {
         confirms(levelDB: levelDB, floorLevel: max(floor.level ?? levelDB, configuration.absoluteFloorDB))
     }
