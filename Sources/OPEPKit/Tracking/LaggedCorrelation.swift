@@ -2,6 +2,9 @@
 /// the two segments' sums, as ``PeriodSearch`` (at the envelope's rate) and ``PeriodEvidence``
 /// (on every third sample) compute it.
 enum LaggedCorrelation {
+    /// The fewest pairs of samples a lagged correlation is computed over; with fewer it reads -1.
+    static let fewestPairs = 4
+
     /// `Σ x[i] · x[i + lag]` for `i < count`, sixteen lanes at a time, then eight, then one.
     @inline(__always)
     static func dot(_ x: UnsafePointer<Float>, lag: Int, count: Int) -> Float {

@@ -204,7 +204,7 @@ struct PeriodSearch {
     func correlation(of span: Span, at lag: Int) -> Double {
         let n = spanLength - lag
         var value = -1.0
-        if n >= 4 {
+        if n >= LaggedCorrelation.fewestPairs {
             let (sumA, squaresA) = totals(span, upTo: n)
             let (sumAll, squaresAll) = totals(span, upTo: spanLength)
             let (sumLag, squaresLag) = totals(span, upTo: lag)

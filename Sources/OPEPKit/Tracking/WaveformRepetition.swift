@@ -178,7 +178,7 @@ struct WaveformRepetition {
     /// constant), its segments' sums from the running totals.
     private func correlation(_ span: UnsafePointer<Float>, at lag: Int) -> Double {
         let count = spanLength - lag
-        guard count >= 4 else { return -1 }
+        guard count >= LaggedCorrelation.fewestPairs else { return -1 }
         return LaggedCorrelation.pearson(
             product: Double(LaggedCorrelation.dot(span, lag: lag, count: count)),
             sumA: sums[count], squaresA: squares[count], sumB: sums[spanLength] - sums[lag],
