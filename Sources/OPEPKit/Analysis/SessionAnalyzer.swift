@@ -81,6 +81,8 @@ public struct SessionAnalyzer {
     private var clips: ClipMeter
     private var bands: BandMeter
     private var roundings: RoundingMeter
+    /// The last rounding level worked out (``roundingDB()``) and the step it was worked out from.
+    private var roundingLevel: (step: Float, levelDB: Double)?
     /// The share of a white noise's power at the input that reaches a frame's level.
     private let whiteNoiseGain: Double
     private var overshoots: OnsetOvershootMeter
@@ -244,7 +246,7 @@ public struct SessionAnalyzer {
         let verdict = signalCheck.process(SignalCheck.Observation(
             levelDB: level, roomDB: detector.backgroundDB, sounding: detector.isListening, pitched: frame.pitch != nil && !roomsOwn,
             modulation: frame.modulation, clippedShare: clippedShare, upperFrequencyHz: band,
-            onsetOvershootDB: overshoots.overshootDB, roundingDB: detector.isListening ? roundingDB : nil,
+            onsetOvershootDB: overshoots.overshootDB, roundingDB: detector.isListening ? roundingDB() : nil,
             roomRiseDB: roomRises.riseDB, periodEvidence: frame.periodEvidence))
         pending[index % pending.count].signal = verdict.reason?.problem
         pending[index % pending.count].warning = verdict.warning?.problem
@@ -266,10 +268,13 @@ public struct SessionAnalyzer {
     /// The level the recording's rounding adds to a sound, as a frame's level is measured, in dB
     /// full scale (nil when no sample was heard): a white noise of the quantisation step's power
     /// `q² / 12` through the tracker's front end.
-    private var roundingDB: Double? {
+    private mutating func roundingDB() -> Double? {
         guard let step = roundings.step else { return nil }
+        if let known = roundingLevel, known.step == step { return known.levelDB }
         let q = Double(step)
-        return 10 * logarithm10(q * q / 12 * whiteNoiseGain)
+        let level = 10 * logarithm10(q * q / 12 * whiteNoiseGain)
+        roundingLevel = (step, level)
+        return level
     }
 
     /// The frame with its pressure and zone filled in from its pitch.
@@ -378,7 +383,7 @@ public struct SessionAnalyzer {
             minPressure: s.lowestPressure, maxPressure: s.highestPressure, meanPitch: s.meanPitch,
             shareInTarget: s.zoneShares?.within, flutterShare: s.flutterShare,
             unmeasured: s.unmeasuredFrames.scaled(by: frameInterval),
-            signal: s.signal(roomDB: detector.backgroundDB, roundingDB: roundingDB, check: signalCheck.configuration))
+            signal: s.signal(roomDB: detector.backgroundDB, roundingDB: roundingDB(), check: signalCheck.configuration))
         breaths.append(record)
         setBreaths.append(record)
         setStatistics.add(s)

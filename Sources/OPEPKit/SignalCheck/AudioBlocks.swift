@@ -83,11 +83,24 @@ struct BlockTotals<Value: AdditiveArithmetic> {
     /// The sum over the completed blocks that lie within `start..<end` seconds of the recording
     /// and within the memory, and how many blocks that is.
     func sum(from start: Double, to end: Double) -> (value: Value, blocks: Int) {
+        let blocks = blocks(from: start, to: end)
+        return (sum(over: blocks), blocks.count)
+    }
+
+    /// The numbers of the completed blocks that lie within `start..<end` seconds of the recording
+    /// and within the memory (empty when none do).
+    func blocks(from start: Double, to end: Double) -> Range<Int> {
         let first = max(0, Self.ceiling(start * sampleRate / Double(blockLength)), blocksDone - totals.count + 1)
         let last = min(blocksDone, Self.floor(end * sampleRate / Double(blockLength)))
-        guard first < last else { return (.zero, 0) }
-        let before = first > 0 ? totals[(first - 1) & mask] : .zero
-        return (totals[(last - 1) & mask] - before, last - first)
+        return first < last ? first..<last : 0..<0
+    }
+
+    /// The sum over `blocks`, as ``blocks(from:to:)`` gave them (zero when empty). The same blocks
+    /// give the same sum for as long as they are within the memory.
+    func sum(over blocks: Range<Int>) -> Value {
+        guard !blocks.isEmpty else { return .zero }
+        let before = blocks.lowerBound > 0 ? totals[(blocks.lowerBound - 1) & mask] : .zero
+        return totals[(blocks.upperBound - 1) & mask] - before
     }
 
     /// The largest integer not above `x`, and the smallest not below it, for block numbers

@@ -37,6 +37,9 @@ struct BandMeter {
     private var totals: BlockTotals<Energies>
     /// The last four samples before the next block, oldest first.
     private var history = SIMD4<Float>.zero
+    /// The blocks of the last reading and its frequency: a frame every 10 ms reads the same
+    /// 40 ms blocks several times in a row.
+    private var lastReading: (blocks: Range<Int>, frequency: Double?) = (0..<0, nil)
 
     init(
         sampleRate: Double, blockDuration: Double = BandMeter.blockDuration,
@@ -52,6 +55,7 @@ struct BandMeter {
         blocks.reset()
         totals.reset()
         history = .zero
+        lastReading = (0..<0, nil)
     }
 
     /// Takes the next samples of the recording.
@@ -65,11 +69,17 @@ struct BandMeter {
 
     /// The upper frequency of the completed blocks within `start..<end` seconds and the memory,
     /// in Hz; nil when there are none or they are silent.
-    func upperFrequency(from start: Double, to end: Double) -> Double? {
-        let (energies, count) = totals.sum(from: start, to: end)
-        guard count > 0, energies.second > 1e-20 else { return nil }
-        let ratio = max(0, energies.fourth) / energies.second
-        return sampleRate / Double.pi * arcsine(min(1, power(ratio / 16, 0.25)))
+    mutating func upperFrequency(from start: Double, to end: Double) -> Double? {
+        let blocks = totals.blocks(from: start, to: end)
+        guard blocks != lastReading.blocks else { return lastReading.frequency }
+        let energies = totals.sum(over: blocks)
+        var frequency: Double?
+        if !blocks.isEmpty, energies.second > 1e-20 {
+            let ratio = max(0, energies.fourth) / energies.second
+            frequency = sampleRate / Double.pi * arcsine(min(1, power(ratio / 16, 0.25)))
+        }
+        lastReading = (blocks, frequency)
+        return frequency
     }
 
     /// A block's energies: its first four samples with the history, scalar, then eight at a time.

@@ -28,6 +28,8 @@ struct RoundingMeter {
     /// The smallest step of each recent block that had one, a ring (infinity where none yet).
     private var steps: [Float]
     private var blocksDone = 0
+    /// The smallest of `steps`, kept as each block comes in.
+    private var smallest = Float.infinity
 
     init(
         sampleRate: Double, blockDuration: Double = RoundingMeter.blockDuration,
@@ -43,6 +45,7 @@ struct RoundingMeter {
         blocks.reset()
         for i in steps.indices { steps[i] = .infinity }
         blocksDone = 0
+        smallest = .infinity
     }
 
     /// Takes the next samples of the recording.
@@ -52,13 +55,11 @@ struct RoundingMeter {
             guard let step = QuantisationStep.smallest(block, count: measured, below: .infinity), step.isFinite else { return }
             steps[blocksDone % steps.count] = step
             blocksDone += 1
+            smallest = steps.min() ?? .infinity
         }
     }
 
     /// The quantisation step of the last `memoryTime` of audio that held a non-zero sample, in
     /// full-scale units (digital silence between sounds tells nothing); nil before any.
-    var step: Float? {
-        let smallest = steps.min() ?? .infinity
-        return smallest.isFinite ? smallest : nil
-    }
+    var step: Float? { smallest.isFinite ? smallest : nil }
 }
