@@ -185,6 +185,11 @@ extension FlutterPitchTrackerTests {
         XCTAssertThrowsError(try FlutterPitchTracker(configuration: configuration)) { error in
             XCTAssertEqual("\(error)", "establishedSecondPeakMinimum = 0.7 is out of range: it must be between -1 and secondPeakMinimum (0.5)")
         }
+        configuration.establishedSecondPeakMinimum = 0.3
+        configuration.oneViewAcceptance = 0.5
+        XCTAssertThrowsError(try FlutterPitchTracker(configuration: configuration)) { error in
+            XCTAssertEqual("\(error)", "oneViewAcceptance = 0.5 is out of range: it must be in (acceptance (0.6), 2]")
+        }
         XCTAssertThrowsError(try FlutterPitchTracker(configuration: .init(sampleRate: 1000))) { error in
             XCTAssertEqual("\(error)", "sampleRate = 1000 is out of range: it must be between 4000 and 384000 Hz")
         }
@@ -316,6 +321,35 @@ extension FlutterPitchTrackerTests {
         for chunk in [1, 7, 441, 4097] {
             XCTAssertEqual(try frames(signal, sampleRate: sampleRate, chunk: chunk), whole, "chunks of \(chunk)")
         }
+    }
+
+    /// A loud buzz of narrow pulses whose harmonics stop at 1.1-1.6 kHz, over broadband noise the
+    /// rocker barely modulates: the plain envelope repeats at the rate, the whitened one (mostly
+    /// the noise) hardly moves. A track found in the plain view alone at a correlation above
+    /// `oneViewAcceptance` starts there; asked for the whitened view's support as well, the
+    /// tracker loses more than a quarter of the buzz (whole breaths, in a session).
+    func testABuzzHeardOnlyInThePlainViewIsTracked() throws {
+        let sampleRate = 44100.0
+        func frames(_ signal: [Float], oneViewAcceptance: Double) throws -> [FlutterPitchTracker.Frame] {
+            var configuration = FlutterPitchTracker.Configuration(sampleRate: sampleRate)
+            configuration.oneViewAcceptance = oneViewAcceptance
+            var tracker = try FlutterPitchTracker(configuration: configuration)
+            var out: [FlutterPitchTracker.Frame] = []
+            tracker.process(signal) { out.append($0) }
+            return out.filter { $0.time > 0.4 && $0.time < 2.6 }
+        }
+        var heardWithout = 0, framesWithout = 0
+        for (i, period) in [1633, 1700, 2400].enumerated() {
+            let pitch = sampleRate / Double(period)
+            let signal = TestSignals.pulseBuzz(sampleRate: sampleRate, duration: 3, period: period, noiseDB: -10, depth: 0.3, seed: UInt64(i + 1))
+            let found = try frames(signal, oneViewAcceptance: FlutterPitchTracker.Configuration(sampleRate: sampleRate).oneViewAcceptance)
+            let right = found.compactMap(\.pitch).filter { abs($0 - pitch) < 0.03 * pitch }.count
+            XCTAssertGreaterThanOrEqual(Double(right) / Double(found.count), 0.95, "\(pitch) Hz pulses: \(right) of \(found.count) frames at the rate")
+            let without = try frames(signal, oneViewAcceptance: 2)
+            heardWithout += without.compactMap(\.pitch).filter { abs($0 - pitch) < 0.03 * pitch }.count
+            framesWithout += without.count
+        }
+        XCTAssertLessThan(4 * heardWithout, 3 * framesWithout, "with the whitened view's support asked: \(heardWithout) of \(framesWithout) frames at the rate")
     }
 
     /// Mains buzz repeats every 20 ms and is inverted 10 ms on, so it repeats at twice the period

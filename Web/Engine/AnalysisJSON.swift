@@ -75,6 +75,7 @@ enum AnalysisJSON {
             ("analysis_duration", .number(t.analysisDuration)),
             ("acceptance", .number(t.acceptance)),
             ("continuation_acceptance", .number(t.continuationAcceptance)),
+            ("one_view_acceptance", .number(t.oneViewAcceptance)),
             ("fade_drop", .number(t.fadeDrop)),
             ("minimum_modulation", .number(t.minimumModulation)),
             ("second_peak_minimum", .number(t.secondPeakMinimum)),

@@ -90,6 +90,15 @@ public struct FlutterPitchTracker {
         /// of the track's period (default 0.4; 0.6 with ``Method/study``). A flutter heard once
         /// is believed on weaker evidence while it lasts and its sound has not faded.
         public var continuationAcceptance: Double = 0.4
+        /// Normalised autocorrelation above which a new track found in the view searched second
+        /// starts on that view alone (default 0.8; above 1, never). Below it, the view searched
+        /// first must correlate at least `continuationAcceptance` at the track's period too:
+        /// speech correlates by chance at 0.6-0.7 in the plain envelope (docs/real-breath.md).
+        /// But a loud buzz whose harmonics stop a kHz or two up fills the plain energy with its
+        /// pulses while the whitened energy, spread over the breath's broadband noise the rocker
+        /// barely modulates, hears nothing; without this, whole breaths were lost
+        /// (docs/real-breath.md, "A buzz the whitened view cannot hear").
+        public var oneViewAcceptance: Double = 0.8
         /// How far the sound may fall below its level while the flutter was heard clearly, in dB,
         /// for the track to continue on weaker evidence or be held (default 10; off with
         /// ``Method/study``). When an exhalation ends its sound falls away: the room's
@@ -222,6 +231,7 @@ public struct FlutterPitchTracker {
             try require(analysisDuration >= 1.5 / lowerFrequency && analysisDuration <= 10 / lowerFrequency, "analysisDuration", analysisDuration, "between 1.5 and 10 longest periods")
             try require(acceptance > 0 && acceptance < 1, "acceptance", acceptance, "in (0, 1)")
             try require(continuationAcceptance > 0 && continuationAcceptance <= acceptance, "continuationAcceptance", continuationAcceptance, "in (0, acceptance (\(acceptance))]")
+            try require(oneViewAcceptance > acceptance && oneViewAcceptance <= 2, "oneViewAcceptance", oneViewAcceptance, "in (acceptance (\(acceptance)), 2]")
             try require(fadeDrop >= 1 && fadeDrop <= 200, "fadeDrop", fadeDrop, "between 1 and 200 dB")
             try require(minimumModulation >= 0 && minimumModulation < 1, "minimumModulation", minimumModulation, "in [0, 1)")
             try require(secondPeakMinimum >= -1 && secondPeakMinimum <= 1, "secondPeakMinimum", secondPeakMinimum, "between -1 and 1")
@@ -637,7 +647,8 @@ public struct FlutterPitchTracker {
         if candidate == nil, searchesBoth, checkFractions {
             let second = hear(onPlain: !onPlain, newest: newest, checkFractions: checkFractions, updatesEvidence: false, onlyNear: true)
             if let found = decide(second.found, proposal: nil, faded: faded),
-                previousPeriod != nil || correlation(onPlain: onPlain, newest: newest, at: found.period.period) >= configuration.continuationAcceptance {
+                previousPeriod != nil || found.period.correlation > configuration.oneViewAcceptance
+                    || correlation(onPlain: onPlain, newest: newest, at: found.period.period) >= configuration.continuationAcceptance {
                 candidate = found
                 heard = second
                 onPlain.toggle()
@@ -833,6 +844,7 @@ extension FlutterPitchTracker.Configuration: Codable {
         try c.update(&analysisDuration, from: .analysisDuration)
         try c.update(&acceptance, from: .acceptance)
         try c.update(&continuationAcceptance, from: .continuationAcceptance)
+        try c.update(&oneViewAcceptance, from: .oneViewAcceptance)
         try c.update(&fadeDrop, from: .fadeDrop)
         try c.update(&minimumModulation, from: .minimumModulation)
         try c.update(&secondPeakMinimum, from: .secondPeakMinimum)

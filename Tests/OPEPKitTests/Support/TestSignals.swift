@@ -102,6 +102,32 @@ enum TestSignals {
         return buzz.map { Float(amplitude * $0 / rms + noise * rng.gaussian()) }
     }
 
+    /// A buzz of narrow pulses (a fifth of each cycle) made of its first 60 harmonics (up to
+    /// 0.6-2.4 kHz in the band), over white noise `noiseDB` under it that the rocker modulates
+    /// only `depth` deep: the pulses fill the plain energy, while whitened the sound is mostly
+    /// the noise, barely modulated. The pitch is `sampleRate / period` for a whole `period` in
+    /// samples.
+    static func pulseBuzz(
+        sampleRate: Double, duration: Double, period: Int, noiseDB: Double, depth: Double, seed: UInt64 = 1, amplitude: Double = 0.1
+    ) -> [Float] {
+        var rng = SeededGenerator(seed: seed)
+        let harmonics = 60
+        var cycle = (0..<period).map { n -> Double in
+            (1...harmonics).reduce(0) { total, k in
+                let x = Double.pi * 0.2 * Double(k)
+                return total + sin(x) / x * cos(2 * Double.pi * Double(k * n) / Double(period))
+            }
+        }
+        let rms = (cycle.reduce(0) { $0 + $1 * $1 } / Double(period)).squareRoot()
+        cycle = cycle.map { $0 / rms }
+        let noise = pow(10, noiseDB / 20)
+        return (0..<Int(duration * sampleRate)).map { n in
+            let phase = 2 * Double.pi * Double(n % period) / Double(period)
+            let rocker = 1 - depth * (0.5 + 0.5 * cos(phase))
+            return Float(amplitude * (cycle[n % period] + noise * rocker * rng.gaussian()))
+        }
+    }
+
     /// Mains buzz: the odd harmonics of 50 Hz at 150, 250 and 350 Hz (amplitudes 1, 0.7, 0.5), as a
     /// transformer or a dimmer makes, at `rms`. It repeats every 20 ms, and is inverted 10 ms on.
     static func mainsBuzz(sampleRate: Double, duration: Double, rms: Double) -> [Float] {
