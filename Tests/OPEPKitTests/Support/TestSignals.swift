@@ -111,10 +111,10 @@ enum TestSignals {
         sampleRate: Double, duration: Double, period: Int, noiseDB: Double, depth: Double, seed: UInt64 = 1, amplitude: Double = 0.1
     ) -> [Float] {
         var rng = SeededGenerator(seed: seed)
-        let harmonics = 60
+        let harmonics = 60, duty = 0.2
         var cycle = (0..<period).map { n -> Double in
             (1...harmonics).reduce(0) { total, k in
-                let x = Double.pi * 0.2 * Double(k)
+                let x = Double.pi * duty * Double(k)
                 return total + sin(x) / x * cos(2 * Double.pi * Double(k * n) / Double(period))
             }
         }
