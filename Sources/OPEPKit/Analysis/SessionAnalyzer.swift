@@ -226,10 +226,10 @@ public struct SessionAnalyzer {
     }
 
     private mutating func accept(_ frame: FlutterPitchTracker.Frame, onOutput: (SessionOutput) -> Void) {
-        let index = frameCount
+        let index = frameCount, slot = index % pending.count
         frameCount += 1
         let level = max(SessionFrame.lowestLevelDB, 10 * logarithm10(max(frame.energy, 1e-14)))
-        pending[index % pending.count] = SessionFrame(
+        pending[slot] = SessionFrame(
             time: frame.time, pitch: frame.pitch, pressure: nil, confidence: frame.confidence,
             exhaling: detector.isExhaling, zone: nil, levelDB: level, modulation: frame.modulation)
         pendingCount += 1
@@ -240,17 +240,17 @@ public struct SessionAnalyzer {
         }
         let clippedShare = clips.clippedShare(from: frame.time - halfSpan, to: frame.time + halfSpan)
         let band = detector.isListening ? bands.upperFrequency(from: frame.time - halfSpan, to: frame.time + halfSpan) : nil
-        pending[index % pending.count].clippedShare = clippedShare
-        pending[index % pending.count].upperFrequencyHz = band
+        pending[slot].clippedShare = clippedShare
+        pending[slot].upperFrequencyHz = band
         overshoots.process(levelDB: level, sounding: detector.isListening, exhaling: detector.isExhaling)
         let verdict = signalCheck.process(SignalCheck.Observation(
             levelDB: level, roomDB: detector.backgroundDB, sounding: detector.isListening, pitched: frame.pitch != nil && !roomsOwn,
             modulation: frame.modulation, clippedShare: clippedShare, upperFrequencyHz: band,
             onsetOvershootDB: overshoots.overshootDB, roundingDB: detector.isListening ? roundingDB() : nil,
             roomRiseDB: roomRises.riseDB, periodEvidence: frame.periodEvidence))
-        pending[index % pending.count].signal = verdict.reason?.problem
-        pending[index % pending.count].warning = verdict.warning?.problem
-        var live = pending[index % pending.count]
+        pending[slot].signal = verdict.reason?.problem
+        pending[slot].warning = verdict.warning?.problem
+        var live = pending[slot]
         if live.pitch == nil, !roomsOwn, let provisional = frame.provisionalPitch, gaugeShowsEarly(levelDB: level) {
             live.pitch = provisional
         }
