@@ -12,11 +12,13 @@ let optimisedEvenInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configura
 /// with the same frames and documents bit for bit: Swift never fuses a multiplication and an
 /// addition unasked, so wider instructions round every operation as before. Such a binary may not
 /// start on an older processor; `OPEP_PORTABLE=1 swift build` builds one for any x86-64 machine.
-/// Only for Linux and macOS on an x86-64 host: an iOS build is for another processor.
+/// Only for Linux and macOS on an x86-64 host: an iOS build is for another processor. The define
+/// lets `opep benchmark` say how the engine it times was compiled.
 let engineForThisProcessor: [SwiftSetting] = {
     #if arch(x86_64)
-    return Context.environment["OPEP_PORTABLE"] == "1"
-        ? [] : [.unsafeFlags(["-target-cpu", "native"], .when(platforms: [.linux, .macOS]))]
+    guard Context.environment["OPEP_PORTABLE"] != "1" else { return [] }
+    let here = BuildSettingCondition.when(platforms: [.linux, .macOS])
+    return [.unsafeFlags(["-target-cpu", "native"], here), .define("OPEP_BUILT_FOR_THIS_PROCESSOR", here)]
     #else
     return []
     #endif

@@ -47,6 +47,9 @@ struct BenchmarkCommand: ParsableCommand {
             breaths = run.finish { _ in }.summary.breathCount
         }
         print("\(fixed(duration, 1)) s of \(fixed(sampleRate / 1000, 1)) kHz simulated audio (\(plural(breaths, "breath"))), \(runs) runs, chunks of \(chunk) samples, one core")
+        print(EngineBuild.forThisProcessor
+            ? "engine compiled for this processor (OPEP_PORTABLE=1 swift build makes one that any machine of its kind runs)"
+            : "engine compiled for any processor of its kind")
         print(Self.line("pitch tracker", trackerTimings, duration))
         print(Self.line("whole analysis", timings, duration))
     }

@@ -75,5 +75,6 @@ final class SessionCommandTests: XCTestCase {
 
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("x real time"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("engine compiled for"), result.stdout)
     }
 }
