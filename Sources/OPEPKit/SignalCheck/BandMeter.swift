@@ -37,6 +37,8 @@ struct BandMeter {
     private var totals: BlockTotals<Energies>
     /// The last four samples before the next block, oldest first.
     private var history = SIMD4<Float>.zero
+    /// A block's second differences, from two samples before it.
+    private var differences: [Float]
     /// The blocks of the last reading and its frequency: a frame every 10 ms reads the same
     /// 40 ms blocks several times in a row.
     private var lastReading: (blocks: Range<Int>, frequency: Double?) = (0..<0, nil)
@@ -49,6 +51,7 @@ struct BandMeter {
         blocks = AudioBlocks(blockLength: max(8, Int((blockDuration * sampleRate).rounded())))
         measuredLength = min(blocks.blockLength, max(8, Int((measuredDuration * sampleRate).rounded())))
         totals = BlockTotals(blockLength: blocks.blockLength, sampleRate: sampleRate, memoryTime: memoryTime)
+        differences = [Float](repeating: 0, count: measuredLength + 2)
     }
 
     mutating func reset() {
@@ -61,9 +64,11 @@ struct BandMeter {
     /// Takes the next samples of the recording.
     mutating func process(_ samples: UnsafeBufferPointer<Float>) {
         let (length, measured) = (blocks.blockLength, measuredLength)
-        blocks.process(samples) { block in
-            totals.append(Self.energies(block, count: measured, history: history))
-            history = SIMD4(block[length - 4], block[length - 3], block[length - 2], block[length - 1])
+        differences.withUnsafeMutableBufferPointer { differences in
+            blocks.process(samples) { block in
+                totals.append(Self.energies(block, count: measured, history: history, differences: differences.baseAddress!))
+                history = SIMD4(block[length - 4], block[length - 3], block[length - 2], block[length - 1])
+            }
         }
     }
 
@@ -82,27 +87,32 @@ struct BandMeter {
         return frequency
     }
 
-    /// A block's energies: its first four samples with the history, scalar, then eight at a time.
-    private static func energies(_ x: UnsafePointer<Float>, count: Int, history: SIMD4<Float>) -> Energies {
+    /// A block's energies. Its second differences first, in one straight pass (the first two with
+    /// the history), into `differences`; the fourth difference is the second difference of those.
+    /// The squares are summed for the first four samples one by one, then eight at a time, then
+    /// the rest one by one.
+    private static func energies(
+        _ x: UnsafePointer<Float>, count: Int, history: SIMD4<Float>, differences d: UnsafeMutablePointer<Float>
+    ) -> Energies {
         @inline(__always) func sample(_ n: Int) -> Float { n >= 0 ? x[n] : history[4 + n] }
+        for n in -2..<2 { d[n &+ 2] = sample(n) - 2 * sample(n - 1) + sample(n - 2) }
+        for n in 2..<count { d[n &+ 2] = x[n] - 2 * x[n &- 1] + x[n &- 2] }
+        @inline(__always) func fourthDifference(_ n: Int) -> Float { d[n &+ 2] - 2 * d[n &+ 1] + d[n] }
         var second = Float(0), fourth = Float(0)
         for n in 0..<4 {
-            let d = (sample(n) - 2 * sample(n - 1) + sample(n - 2), sample(n - 1) - 2 * sample(n - 2) + sample(n - 3),
-                     sample(n - 2) - 2 * sample(n - 3) + sample(n - 4))
-            let d4 = d.0 - 2 * d.1 + d.2
-            second += d.0 * d.0
+            let (d0, d4) = (d[n &+ 2], fourthDifference(n))
+            second += d0 * d0
             fourth += d4 * d4
         }
-        let raw = UnsafeRawPointer(x), stride = MemoryLayout<Float>.stride
+        let raw = UnsafeRawPointer(d), stride = MemoryLayout<Float>.stride
         var seconds = SIMD8<Float>.zero, fourths = SIMD8<Float>.zero
         var i = 4
         while i &+ 8 <= count {
             @inline(__always) func load(_ lag: Int) -> SIMD8<Float> {
-                raw.loadUnaligned(fromByteOffset: (i &- lag) &* stride, as: SIMD8<Float>.self)
+                raw.loadUnaligned(fromByteOffset: (i &+ 2 &- lag) &* stride, as: SIMD8<Float>.self)
             }
-            let (x0, x1, x2, x3, x4) = (load(0), load(1), load(2), load(3), load(4))
-            let d0 = x0 - 2 * x1 + x2, d1 = x1 - 2 * x2 + x3, d2 = x2 - 2 * x3 + x4
-            let d4 = d0 - 2 * d1 + d2
+            let d0 = load(0)
+            let d4 = d0 - 2 * load(1) + load(2)
             seconds += d0 * d0
             fourths += d4 * d4
             i &+= 8
@@ -110,8 +120,7 @@ struct BandMeter {
         second += seconds.sum()
         fourth += fourths.sum()
         for n in i..<count {
-            let d0 = x[n] - 2 * x[n - 1] + x[n - 2], d1 = x[n - 1] - 2 * x[n - 2] + x[n - 3], d2 = x[n - 2] - 2 * x[n - 3] + x[n - 4]
-            let d4 = d0 - 2 * d1 + d2
+            let (d0, d4) = (d[n &+ 2], fourthDifference(n))
             second += d0 * d0
             fourth += d4 * d4
         }
