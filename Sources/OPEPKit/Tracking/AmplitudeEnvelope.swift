@@ -12,9 +12,12 @@
 /// For a shallow modulation the amplitude's relative depth is half the energy's: see
 /// ``relativeDepth(standardDeviation:level:)``.
 struct AmplitudeEnvelope {
-    /// Replaces each of the `count` energies at `block` with its square root.
+    /// Replaces each of the `count` energies at `block` with its square root. An energy is never
+    /// negative; the root of its magnitude is the same number, and the compiler, knowing the
+    /// argument is not negative, takes eight or sixteen roots in one instruction instead of one
+    /// by one with a C library call on the path for negative numbers.
     func process(_ block: UnsafeMutablePointer<Float>, count: Int) {
-        for i in 0..<count { block[i] = block[i].squareRoot() }
+        for i in 0..<count { block[i] = block[i].magnitude.squareRoot() }
     }
 
     /// The depth of the energy's modulation, the standard deviation of the detrended amplitude
