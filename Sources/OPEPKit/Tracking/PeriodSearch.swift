@@ -148,11 +148,13 @@ struct PeriodSearch {
     /// (σ = 0.2 × the shortest period, several lags), so its correlation varies slowly from lag
     /// to lag: every local maximum lies within one lag of a local maximum of that coarse grid,
     /// where the peaks are then found lag by lag. That is the same set of peaks for about 60 % of
-    /// the dot products.
+    /// the dot products. The whole grid is scored before any of it is compared, so that no
+    /// decision stands between its correlations and the processor works on several at once.
     private mutating func globalSearch(_ span: Span) -> PeriodCandidate? {
         let inner = (lagRange.lowerBound + 1)...(lagRange.upperBound - 1)
         guard inner.count >= 3 else { return nil }
         peaks.removeAll(keepingCapacity: true)
+        for lag in Swift.stride(from: inner.lowerBound, through: inner.upperBound, by: 2) { _ = score(span, lag) }
         var previous = -Double.infinity
         var lag = inner.lowerBound
         var here = score(span, lag)
