@@ -243,6 +243,8 @@ public struct SignalCheck {
     }
 
     public let configuration: Configuration
+    /// `noisyMarginDB` as a power ratio, for the frames' decisions.
+    private let noisyMarginRatio: Double
     private let mix: Double
     private let patienceFrames: Int
     private let holdFrames: Int
@@ -262,11 +264,15 @@ public struct SignalCheck {
     private var silentFrames = 0
     /// The warning standing after the last frame.
     public private(set) var warning: Finding?
+    /// The power of the last noise worked out (room and rounding together) and the averages it
+    /// came from: the room's level holds still through a sound.
+    private var lastNoise: (roomDB: Double, roundingDB: Double?, power: Double) = (.nan, nil, .nan)
 
     /// A check for frames `frameInterval` seconds apart.
     public init(configuration: Configuration, frameInterval: Double) throws(EngineConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
+        noisyMarginRatio = Self.powerRatio(configuration.noisyMarginDB)
         mix = min(1, frameInterval / configuration.memoryTime)
         patienceFrames = Int((configuration.patience / frameInterval).rounded())
         holdFrames = Int((configuration.holdTime / frameInterval).rounded())
@@ -359,9 +365,17 @@ public struct SignalCheck {
 
     /// The breath's level over the room's, in dB, from the sound's level over it.
     static func signalToNoise(levelDB: Double, roomDB: Double) -> Double {
-        let excess = power(10, (levelDB - roomDB) / 10) - 1
-        return 10 * logarithm10(max(excess, 1e-6))
+        10 * logarithm10(signalToNoise(levelPower: powerRatio(levelDB - roomDB), noisePower: 1))
     }
+
+    /// The breath's power over the noise's, from the sound's power and the noise's (at least
+    /// 10⁻⁶, -60 dB): what the frames decide on, in decibels only when one is reported.
+    static func signalToNoise(levelPower: Double, noisePower: Double) -> Double {
+        max(levelPower / noisePower - 1, 1e-6)
+    }
+
+    /// A level in decibels as a power ratio.
+    static func powerRatio(_ decibels: Double) -> Double { power(10, decibels / 10) }
 
     /// The level of a sound's noise: the room's and the recording's rounding together, in dB.
     static func noiseFloor(roomDB: Double, roundingDB: Double?) -> Double {
@@ -370,21 +384,26 @@ public struct SignalCheck {
     }
 
     /// The first condition that keeps the sound as it is now from being measured well, if any.
-    private func condition(onsetOvershootDB: Double?, roomRiseDB: Double?) -> Finding? {
+    private mutating func condition(onsetOvershootDB: Double?, roomRiseDB: Double?) -> Finding? {
         let rounding = roundingFrames > 0 ? means.rounding : nil
-        let floor = Self.noiseFloor(roomDB: means.room, roundingDB: rounding)
+        if lastNoise.roomDB != means.room || lastNoise.roundingDB != rounding {
+            lastNoise = (means.room, rounding, Self.powerRatio(means.room) + (rounding.map(Self.powerRatio) ?? 0))
+        }
         return Self.condition(
-            clippedShare: means.clipped, ratioDB: Self.signalToNoise(levelDB: means.level, roomDB: floor),
+            clippedShare: means.clipped, ratio: Self.signalToNoise(levelPower: Self.powerRatio(means.level), noisePower: lastNoise.power),
             roomDB: means.room, modulation: means.modulation, upperFrequencyHz: bandFrames > 0 ? means.band : nil,
             onsetOvershootDB: onsetOvershootDB, roomRiseDB: roomRiseDB, roundingDB: rounding,
-            periodEvidence: evidenceFrames > 0 ? means.evidence : nil, configuration: configuration)
+            periodEvidence: evidenceFrames > 0 ? means.evidence : nil, configuration: configuration,
+            noisyMarginRatio: noisyMarginRatio)
     }
 
     /// The first condition (in the order above) that a sound with these averages meets, if any.
+    /// `ratio` is the breath's power over the noise's (``signalToNoise(levelPower:noisePower:)``),
+    /// `noisyMarginRatio` the configuration's `noisyMarginDB` as a power ratio.
     static func condition(
-        clippedShare: Double, ratioDB: Double?, roomDB: Double?, modulation: Double, upperFrequencyHz: Double?,
+        clippedShare: Double, ratio: Double?, roomDB: Double?, modulation: Double, upperFrequencyHz: Double?,
         onsetOvershootDB: Double? = nil, roomRiseDB: Double? = nil, roundingDB: Double? = nil, periodEvidence: Double? = nil,
-        configuration c: Configuration
+        configuration c: Configuration, noisyMarginRatio: Double
     ) -> Finding? {
         if clippedShare >= c.clippedShareLimit { return Finding(problem: .clipped, measure: clippedShare) }
         if let overshoot = onsetOvershootDB, overshoot >= c.gainControlOvershootDB {
@@ -392,14 +411,14 @@ public struct SignalCheck {
         }
         if let rise = roomRiseDB, rise >= c.gainControlRoomRiseDB { return Finding(problem: .gainControl, measure: rise) }
         if let band = upperFrequencyHz, band < c.narrowBandHz { return Finding(problem: .bandLimited, measure: band) }
-        let undiluted = modulation * (1 + power(10, -(ratioDB ?? .infinity) / 10))
+        let undiluted = modulation * (1 + 1 / (ratio ?? .infinity))
         if undiluted < c.shallowModulation {
             if let evidence = periodEvidence, evidence < c.noFlutterEvidence { return Finding(problem: .noFlutter, measure: modulation) }
             return Finding(problem: .tooFar, measure: undiluted)
         }
-        if let ratioDB, let roomDB, ratioDB < c.noisyMarginDB {
+        if let ratio, let roomDB, ratio < noisyMarginRatio {
             let noisy = roomDB > c.quietRoomDBFS && roomDB >= (roundingDB ?? -.infinity)
-            return Finding(problem: noisy ? .tooNoisy : .tooQuiet, measure: ratioDB)
+            return Finding(problem: noisy ? .tooNoisy : .tooQuiet, measure: 10 * logarithm10(ratio))
         }
         return nil
     }
@@ -415,8 +434,9 @@ public struct SignalCheck {
         if figures.clippedShare >= configuration.clippedShareLimit { return .clipped }
         guard flutterShare < configuration.measuredShare else { return nil }
         let averages = condition(
-            clippedShare: figures.clippedShare, ratioDB: figures.snrDB, roomDB: roomDB, modulation: figures.modulation,
-            upperFrequencyHz: figures.upperFrequencyHz, roundingDB: roundingDB, configuration: configuration)
+            clippedShare: figures.clippedShare, ratio: figures.snrDB.map(powerRatio), roomDB: roomDB, modulation: figures.modulation,
+            upperFrequencyHz: figures.upperFrequencyHz, roundingDB: roundingDB, configuration: configuration,
+            noisyMarginRatio: powerRatio(configuration.noisyMarginDB))
         return averages?.problem ?? unmeasured.reasons.first ?? .noFlutter
     }
 }
