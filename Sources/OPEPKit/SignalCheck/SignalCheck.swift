@@ -379,15 +379,20 @@ public struct SignalCheck {
 
     /// The level of a sound's noise: the room's and the recording's rounding together, in dB.
     static func noiseFloor(roomDB: Double, roundingDB: Double?) -> Double {
-        guard let roundingDB else { return roomDB }
-        return 10 * logarithm10(power(10, roomDB / 10) + power(10, roundingDB / 10))
+        guard roundingDB != nil else { return roomDB }
+        return 10 * logarithm10(noisePower(roomDB: roomDB, roundingDB: roundingDB))
+    }
+
+    /// The power of a sound's noise, the room's and the recording's rounding together.
+    static func noisePower(roomDB: Double, roundingDB: Double?) -> Double {
+        powerRatio(roomDB) + (roundingDB.map(powerRatio) ?? 0)
     }
 
     /// The first condition that keeps the sound as it is now from being measured well, if any.
     private mutating func condition(onsetOvershootDB: Double?, roomRiseDB: Double?) -> Finding? {
         let rounding = roundingFrames > 0 ? means.rounding : nil
         if lastNoise.roomDB != means.room || lastNoise.roundingDB != rounding {
-            lastNoise = (means.room, rounding, Self.powerRatio(means.room) + (rounding.map(Self.powerRatio) ?? 0))
+            lastNoise = (means.room, rounding, Self.noisePower(roomDB: means.room, roundingDB: rounding))
         }
         return Self.condition(
             clippedShare: means.clipped, ratio: Self.signalToNoise(levelPower: Self.powerRatio(means.level), noisePower: lastNoise.power),
