@@ -193,6 +193,7 @@ struct PeriodSearch {
     }
 
     /// Pearson correlation of the span with itself shifted by `lag`, memoised per search.
+    @inline(__always)
     private mutating func score(_ span: Span, _ lag: Int) -> Double {
         if scores[lag] > -2 { return scores[lag] }
         let value = correlation(of: span, at: lag)
@@ -203,6 +204,7 @@ struct PeriodSearch {
 
     /// Pearson correlation of any span with itself shifted by `lag` (-1 when too short or
     /// constant), not memoised.
+    @inline(__always)
     func correlation(of span: Span, at lag: Int) -> Double {
         let n = spanLength - lag
         var value = -1.0
