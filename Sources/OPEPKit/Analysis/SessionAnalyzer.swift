@@ -93,8 +93,10 @@ public struct SessionAnalyzer {
     private let halfSpan: Double
     /// The most samples the clip meter reads ahead of the tracker (0.5 s, well inside its memory).
     private let sliceLength: Int
+    /// The frames not yet final and those a final one's pitch average reads, in a ring a power
+    /// of two long (a frame's slot is its index masked, without a division).
     private var pending: [SessionFrame]
-    private var pendingCount = 0
+    private let pendingMask: Int
     private var frameCount = 0
     private var finalCount = 0
     private var sampleCount = 0
@@ -133,7 +135,10 @@ public struct SessionAnalyzer {
             halfWidth: configuration.pitchAverageTime, frameInterval: tracker.frameInterval,
             consistency: configuration.tracker.consistency)
         let placeholder = SessionFrame(time: 0, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: 0)
-        pending = [SessionFrame](repeating: placeholder, count: detector.decisionDelay + 1 + pitchAverage.halfWidth)
+        var ring = 1
+        while ring < detector.decisionDelay + 1 + pitchAverage.halfWidth { ring <<= 1 }
+        pending = [SessionFrame](repeating: placeholder, count: ring)
+        pendingMask = ring - 1
         latency = tracker.latency + Double(detector.decisionDelay) * tracker.frameInterval
         anchoredEvents.reserveCapacity(8)
     }
@@ -148,7 +153,6 @@ public struct SessionAnalyzer {
         overshoots.reset()
         roomRises.reset()
         signalCheck.reset()
-        pendingCount = 0
         frameCount = 0
         finalCount = 0
         sampleCount = 0
@@ -226,13 +230,12 @@ public struct SessionAnalyzer {
     }
 
     private mutating func accept(_ frame: FlutterPitchTracker.Frame, onOutput: (SessionOutput) -> Void) {
-        let index = frameCount, slot = index % pending.count
+        let index = frameCount, slot = index & pendingMask
         frameCount += 1
         let level = max(SessionFrame.lowestLevelDB, 10 * logarithm10(max(frame.energy, 1e-14)))
         pending[slot] = SessionFrame(
             time: frame.time, pitch: frame.pitch, pressure: nil, confidence: frame.confidence,
             exhaling: detector.isExhaling, zone: nil, levelDB: level, modulation: frame.modulation)
-        pendingCount += 1
         let roomsOwn = RoomPeriodicity.explains(
             pitch: frame.pitch, modulation: frame.modulation, room: frame.room, consistency: configuration.tracker.consistency)
         if let decision = detector.process(levelDB: level, pitched: frame.pitch != nil && !roomsOwn, heard: frame.confidence > 0 && !roomsOwn) {
@@ -308,19 +311,19 @@ public struct SessionAnalyzer {
     }
 
     private func time(ofFrame index: Int) -> Double {
-        pending[index % pending.count].time
+        pending[index & pendingMask].time
     }
 
     private mutating func mark(from first: Int, through last: Int, exhaling: Bool) {
         guard first <= last else { return }
-        for index in first...last { pending[index % pending.count].exhaling = exhaling }
+        for index in first...last { pending[index & pendingMask].exhaling = exhaling }
     }
 
     private mutating func finalize(onOutput: (SessionOutput) -> Void) {
-        let slot = finalCount % pending.count
+        let slot = finalCount & pendingMask
         var frame = pending[slot]
         frame.pitch = pitchAverage.pitch(at: finalCount) { index in
-            index >= 0 && index < self.frameCount ? self.pending[index % self.pending.count].pitch : nil
+            index >= 0 && index < self.frameCount ? self.pending[index & self.pendingMask].pitch : nil
         }
         finalCount += 1
         roomRises.process(levelDB: frame.levelDB, exhaling: frame.exhaling)
