@@ -38,10 +38,6 @@ struct WaveformRepetition {
     /// span is contiguous.
     private var ring: [Float]
     private let mask: Int
-    /// The totals of the span's first `i` samples and of their squares, for `i` up to the span's
-    /// length, made once per check.
-    private var sums: [Double]
-    private var squares: [Double]
 
     /// The shortest repetition of a waveform looked for below twice a period, in seconds: hum at
     /// 50 or 60 Hz and its harmonics, a voice's pitch up to 330 Hz.
@@ -74,8 +70,6 @@ struct WaveformRepetition {
         var capacity = 16
         while capacity < spanLength + delay + 1 { capacity <<= 1 }
         ring = [Float](repeating: 0, count: 2 * capacity)
-        sums = [Double](repeating: 0, count: spanLength + 1)
-        squares = sums
         mask = capacity - 1
     }
 
@@ -116,28 +110,10 @@ struct WaveformRepetition {
         return 2 * period
     }
 
-    /// ``cycle(for:span:longest:)`` for the span ending at energy sample `newest`, after making
-    /// its running totals.
-    private mutating func cycle(for period: Double, endingAt newest: Int, longest: Double) -> Double? {
-        let start = (newest &- delay &- spanLength &+ 1) & mask, count = spanLength
-        var cycle: Double?
-        ring.withUnsafeBufferPointer { ring in
-            let span = ring.baseAddress! + start
-            sums.withUnsafeMutableBufferPointer { sums in
-                squares.withUnsafeMutableBufferPointer { squares in
-                    var total = 0.0, totalSquares = 0.0
-                    for i in 0..<count {
-                        let value = Double(span[i])
-                        total += value
-                        totalSquares += value * value
-                        sums[i &+ 1] = total
-                        squares[i &+ 1] = totalSquares
-                    }
-                }
-            }
-            cycle = self.cycle(for: period, span: span, longest: longest)
-        }
-        return cycle
+    /// ``cycle(for:span:longest:)`` for the span ending at energy sample `newest`.
+    private func cycle(for period: Double, endingAt newest: Int, longest: Double) -> Double? {
+        let start = (newest &- delay &- spanLength &+ 1) & mask
+        return ring.withUnsafeBufferPointer { ring in cycle(for: period, span: ring.baseAddress! + start, longest: longest) }
     }
 
     /// The buzz's cycle the waveform shows for `period`: twice the period, or the period itself,
@@ -175,13 +151,41 @@ struct WaveformRepetition {
     }
 
     /// The Pearson correlation of the span with itself shifted by `lag` (-1 when too short or
-    /// constant), its segments' sums from the running totals.
+    /// constant). Most checks read one or two lags (breath noise correlates near 0 at the first),
+    /// so each segment's sums are taken where they are needed, eight lanes at a time, rather than
+    /// running totals over the whole span made for every check.
     private func correlation(_ span: UnsafePointer<Float>, at lag: Int) -> Double {
         let count = spanLength - lag
         guard count >= LaggedCorrelation.fewestPairs else { return -1 }
+        let a = Self.totals(span, count: count), b = Self.totals(span + lag, count: count)
         return LaggedCorrelation.pearson(
             product: Double(LaggedCorrelation.dot(span, lag: lag, count: count)),
-            sumA: sums[count], squaresA: squares[count], sumB: sums[spanLength] - sums[lag],
-            squaresB: squares[spanLength] - squares[lag], count: count) ?? -1
+            sumA: a.sum, squaresA: a.squares, sumB: b.sum, squaresB: b.squares, count: count) ?? -1
+    }
+
+    /// The sum of `count` samples from `x` and of their squares, in eight lanes of doubles added
+    /// pairwise, then the rest one by one.
+    @inline(__always)
+    private static func totals(_ x: UnsafePointer<Float>, count: Int) -> (sum: Double, squares: Double) {
+        var sum = SIMD8<Double>.zero, squares = SIMD8<Double>.zero
+        var i = 0
+        while i &+ 8 <= count {
+            let v = SIMD8<Double>(UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self))
+            sum += v
+            squares += v * v
+            i &+= 8
+        }
+        @inline(__always) func total(_ v: SIMD8<Double>) -> Double {
+            let four = v.lowHalf + v.highHalf, two = four.lowHalf + four.highHalf
+            return two[0] + two[1]
+        }
+        var rest = (sum: total(sum), squares: total(squares))
+        while i < count {
+            let value = Double(x[i])
+            rest.sum += value
+            rest.squares += value * value
+            i &+= 1
+        }
+        return rest
     }
 }
