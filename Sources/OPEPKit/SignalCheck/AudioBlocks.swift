@@ -62,8 +62,7 @@ struct BlockTotals<Value: AdditiveArithmetic> {
         self.blockLength = blockLength
         self.sampleRate = sampleRate
         let blocks = max(2, Int((memoryTime * sampleRate).rounded(.up)) / blockLength + 2)
-        var size = 2
-        while size < blocks { size *= 2 }
+        let size = ringLength(atLeast: blocks)
         totals = [Value](repeating: .zero, count: size)
         mask = size - 1
     }

@@ -43,8 +43,7 @@ struct EnvelopeView {
         levelAverage = detrender
         means = [Float](repeating: 0, count: maximumBlock)
         linear = means
-        var capacity = 16
-        while capacity < spanLength + 1 { capacity <<= 1 }
+        let capacity = ringLength(atLeast: spanLength + 1, smallest: 16)
         ring = [Float](repeating: 0, count: 2 * capacity)
         levels = [Float](repeating: 0, count: capacity)
         sums = [Double](repeating: 0, count: capacity)

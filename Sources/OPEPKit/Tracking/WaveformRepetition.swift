@@ -67,8 +67,7 @@ struct WaveformRepetition {
         self.spanLength = spanLength
         self.delay = delay
         shortestLag = max(2, Int((Self.shortestPeriod * sampleRate).rounded()))
-        var capacity = 16
-        while capacity < spanLength + delay + 1 { capacity <<= 1 }
+        let capacity = ringLength(atLeast: spanLength + delay + 1, smallest: 16)
         ring = [Float](repeating: 0, count: 2 * capacity)
         mask = capacity - 1
     }
