@@ -127,7 +127,9 @@ final class LiveTests: XCTestCase {
         let store = try HistoryStore()
         let messages = chunks(Self.samples)
         let configuration = client
-        let collected = try await app(store, { $0.statusInterval = .zero }).test(.live) { client in
+        // Every live frame is sent: the test streams faster than real time, so with the 50 ms
+        // interval which frames went out (and whether one held a pitch) depended on the clock.
+        let collected = try await app(store, { $0.statusInterval = .zero; $0.liveInterval = .zero }).test(.live) { client in
             let box = MessageBox()
             try await client.ws("/live", configuration: configuration) { inbound, outbound, _ in
                 for message in try await streamSession(inbound, outbound, messages) { box.append(message) }
