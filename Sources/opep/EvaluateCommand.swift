@@ -119,7 +119,10 @@ struct EvaluateCommand: ParsableCommand {
             }
         }
         groups = groups.map { ($0.name, $0.cases.filter { c in filter.map(c.name.contains) ?? true }) }.filter { !$0.cases.isEmpty }
-        guard !groups.isEmpty else { throw failure("no case matches --filter \(filter ?? "")") }
+        guard !groups.isEmpty else {
+            let reach = randomSplits.isEmpty ? "" : " among the first \(count ?? 200) of each random corpus (raise --count to reach a later case)"
+            throw failure("no case matches --filter \(filter ?? "")\(reach)")
+        }
 
         let cases = groups.flatMap(\.cases)
         var results: [EvaluationResult] = []

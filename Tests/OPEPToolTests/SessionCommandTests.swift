@@ -56,6 +56,17 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("no such case"), result.stderr)
     }
 
+    /// A random corpus is made only as far as `--count`: a filter naming a later case says so.
+    func testEvaluateSaysHowFarARandomCorpusWasMadeWhenTheFilterMatchesNothing() throws {
+        _ = try requireTool("ffmpeg")
+        let result = try run(["evaluate", "--corpus", "tuning", "--count", "3", "--filter", "tuning-0005"])
+
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertEqual(nonEmptyLines(result.stderr).count, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("no case matches --filter tuning-0005 among the first 3"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("raise --count"), result.stderr)
+    }
+
     func testEvaluateRejectsBadCorpusOptions() throws {
         for (arguments, message) in [
             (["--count", "5"], "--count 5 sizes the random corpora"),
