@@ -25,12 +25,12 @@ seconds=$2
 if [[ "$1" == "--brief" ]]; then
     chosen=$(engine_targets)
 else
-    targets | grep -qx "$1" || usage
+    targets | grep -x "$1" >/dev/null || usage
     chosen=$1
 fi
 # The engine's driver when it is enough: it builds in a fraction of the time.
 driver=opep-fuzz-engine
-for target in $chosen; do engine_targets | grep -qx "$target" || driver=opep-fuzz; done
+for target in $chosen; do engine_targets | grep -x "$target" >/dev/null || driver=opep-fuzz; done
 
 scratch=.build-fuzz
 build=(swift build --package-path Fuzz --scratch-path "$scratch" -c release -Xswiftc -sanitize=fuzzer,address)
