@@ -84,6 +84,19 @@ final class ExhalationDetectorTests: XCTestCase {
         XCTAssertEqual(atTheEnd.withdrawn, 1, "a short flutter cut off by the end of the recording")
     }
 
+    /// A room's own periodicity (a fan) heard on after a short breath's sound has gone makes the
+    /// flutter outlast it; the breath as it would be reported, to its last loud frame, is too short.
+    func testAFlutterHeardOnInSilenceDoesNotLengthenABreath() throws {
+        let periodicSilence = Span(seconds: 0.6, levelDB: -60, pitched: true)
+        let short = count(try decisions([.silence(2), .flutter(0.7), periodicSilence, .silence(2)]))
+        XCTAssertEqual(short.started, 1)
+        XCTAssertEqual(short.withdrawn, 1, "0.7 s of sound, flutter for 1.3 s")
+        XCTAssertEqual(short.ended, 0)
+        let long = count(try decisions([.silence(2), .flutter(1.2), periodicSilence, .silence(2)]))
+        XCTAssertEqual(long.ended, 1, "1.2 s of sound")
+        XCTAssertEqual(long.withdrawn, 0)
+    }
+
     func testAFlutterMostlyHeldRatherThanHeardIsWithdrawn() throws {
         let held = count(try decisions([.silence(2), .flutter(3, heardEvery: 5), .silence(2)]))
         XCTAssertGreaterThanOrEqual(held.started, 1)

@@ -14,7 +14,8 @@
 /// `onsetAllowance` before the flutter that confirmed it. It ends when the level has been gone for
 /// `hangover`, or the flutter for `flutterGap` (an exhalation is one sound through the device: the
 /// flutter can fade for a moment while the air keeps flowing), at the last frame that had both. An
-/// exhalation whose flutter lasted less than `minimumBreath` is withdrawn: no breath through the
+/// exhalation shorter than `minimumBreath` to that frame is withdrawn (a flutter heard on after the
+/// level has gone, from a room's own periodicity, does not lengthen it): no breath through the
 /// device is that short, while speech, music and plain breathing can beat in the band for a moment;
 /// so is one whose flutter the tracker heard afresh in less than `minimumHeardShare` of its first
 /// `minimumBreath` (a chance track is mostly held between single estimates). When its sound goes
@@ -63,8 +64,9 @@ public struct ExhalationDetector {
         public var hangover: Double = 0.3
         /// Gap in flutter that ends an exhalation while its sound goes on, in seconds (default 1).
         public var flutterGap: Double = 1
-        /// Shortest exhalation that counts as a breath, from its start to its last flutter, in
-        /// seconds (default 1); a shorter one is withdrawn.
+        /// Shortest exhalation that counts as a breath, from its start to its last frame both loud
+        /// and fluttering (where it would be reported to end), in seconds (default 1); a shorter one
+        /// is withdrawn.
         public var minimumBreath: Double = 1
         /// Least share of an exhalation's frames, from its first flutter to `minimumBreath` after
         /// its start, in which the tracker heard the flutter afresh rather than held it (default
@@ -167,6 +169,9 @@ public struct ExhalationDetector {
         var pitchedLevelSum = 0.0
         var pitchedFrames = 0
         var meanPitchedLevel: Double? { pitchedFrames > 0 ? pitchedLevelSum / Double(pitchedFrames) : nil }
+        /// Whether the sound, from its first frame to its last frame both loud and fluttering (where
+        /// an exhalation is reported to end), is shorter than `frames`.
+        func isShort(than frames: Int) -> Bool { min(lastPitched, lastLoud) - first + 1 < frames }
     }
 
     /// The current noise floor in dB, nil before the first frame.
@@ -267,7 +272,7 @@ public struct ExhalationDetector {
             let quiet = i - current.lastLoud > hangoverFrames
             let unheard = i == current.first + minimumBreathFrames
                 && Double(current.heardFrames) < configuration.minimumHeardShare * Double(i - current.firstPitched + 1)
-            if unheard || (quiet || i - current.lastPitched > hangoverFrames) && current.lastPitched - current.first + 1 < minimumBreathFrames {
+            if unheard || (quiet || i - current.lastPitched > hangoverFrames) && current.isShort(than: minimumBreathFrames) {
                 sound = quiet ? nil : Self.continuation(of: current, at: i, levelDB: levelDB, floorLevel: floorLevel)
                 return .exhalationWithdrawn(first: current.first)
             }
@@ -308,7 +313,7 @@ public struct ExhalationDetector {
         guard let current = sound else { return nil }
         sound = nil
         if current.exhaling {
-            if current.lastPitched - current.first + 1 < minimumBreathFrames { return .exhalationWithdrawn(first: current.first) }
+            if current.isShort(than: minimumBreathFrames) { return .exhalationWithdrawn(first: current.first) }
             return .exhalationEnded(last: min(current.lastPitched, current.lastLoud))
         }
         return classify(current)
