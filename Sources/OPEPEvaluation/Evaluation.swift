@@ -91,6 +91,11 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var plainExhalationWarnings: [String: Int] = [:]
     public var setsTrue: Int
     public var setsFound: Int
+    /// Huff coughs: the session's, those the analysis reported, and those matched one-to-one with
+    /// a true one they overlap.
+    public var huffsTrue = 0
+    public var huffsFound = 0
+    public var huffsMatched = 0
     /// The scored flutter time (the frames of ``coverage``) without a pitch, and the seconds of it
     /// for which the signal check gave each reason.
     public var unmeasuredFlutter = UnmeasuredTime()
@@ -208,6 +213,10 @@ public enum Evaluator {
             setsTrue: Set(truth.breaths.map(\.set)).count, setsFound: report.sets.count,
             unmeasuredFlutter: score.unmeasuredFlutter, warningsDuringFlutter: score.warningsDuringFlutter, warningsOutside: score.warningsOutside,
             warningsRaisedDuringFlutter: score.warningsRaisedDuringFlutter, drawnCauses: DrawnCauses.of(evaluationCase.simulation), misses: [])
+        let huffs = run.events.filter { $0.kind == .huffCough }.map { (start: $0.time, end: $0.time + ($0.duration ?? 0)) }
+        result.huffsTrue = truth.huffs.count
+        result.huffsFound = huffs.count
+        result.huffsMatched = matchSpans(found: huffs, truth: truth.huffs.map { (start: $0.start, end: $0.end) }).pairs
         result.plainExhalationWarnings = score.plainExhalationWarnings
         result.octaveErrors = score.octaveShare
         result.breathsAtWrongOctave = score.breathsAtWrongOctave
@@ -286,6 +295,15 @@ public enum Evaluator {
     /// Breaths matched one-to-one with true breaths they overlap, in time order, with the start
     /// times of the true breaths left unmatched and of the found ones that match nothing.
     static func match(found: [Breath], truth: [TrueBreath]) -> (pairs: Int, missed: [Double], extra: [Double]) {
+        matchSpans(found: found.map { (start: $0.start, end: $0.end) }, truth: truth.map { (start: $0.start, end: $0.end) })
+    }
+
+    /// Found spans of time (breaths, huff coughs) matched one-to-one with true ones they overlap,
+    /// both in time order, with the starts of the true ones left unmatched and of the found ones
+    /// that match nothing.
+    static func matchSpans(
+        found: [(start: Double, end: Double)], truth: [(start: Double, end: Double)]
+    ) -> (pairs: Int, missed: [Double], extra: [Double]) {
         var pairs = 0
         var matchedTruth = Set<Int>()
         var extra: [Double] = []

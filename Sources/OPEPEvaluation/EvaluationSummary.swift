@@ -38,6 +38,10 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     public var medianNominalErrorHz: Spread?
     /// Breaths found in exhalations without the device, over the corpus.
     public var plainExhalationBreaths: Int
+    /// Huff coughs over the corpus: the sessions', those reported, and those matched one-to-one.
+    public var huffsTrue: Int
+    public var huffsFound: Int
+    public var huffsMatched: Int
     public var plainExhalations: Int
     /// Exhalations without the device during which the check warned, by the first reason given.
     public var plainExhalationWarnings: [String: Int]
@@ -86,6 +90,9 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         medianNominalErrorHz = Spread(results.map { ($0.name, $0.medianNominalErrorHz) }, higherIsBetter: false)
         plainExhalations = results.reduce(0) { $0 + $1.plainExhalations }
         plainExhalationBreaths = results.reduce(0) { $0 + $1.plainExhalationBreaths }
+        huffsTrue = results.reduce(0) { $0 + $1.huffsTrue }
+        huffsFound = results.reduce(0) { $0 + $1.huffsFound }
+        huffsMatched = results.reduce(0) { $0 + $1.huffsMatched }
         plainExhalationWarnings = results.reduce(into: [:]) { counts, result in
             counts.merge(result.plainExhalationWarnings, uniquingKeysWith: +)
         }

@@ -207,6 +207,7 @@ enum EvaluationTable {
             "  exhalations without the device: \(s.plainExhalations), breaths found in them: \(s.plainExhalationBreaths), "
                 + "warned in: \(plainWarnings(s))",
             "  true breaths reported mostly at twice or half their rate: \(s.breathsAtWrongOctave) of \(s.breathsTrue)",
+            "  huff coughs: \(s.huffsTrue) true, \(s.huffsFound) found, \(s.huffsMatched) of them matching a true one",
             "  signal check: \(s.underCoverage) cases under 95 % coverage, a reason given in \(s.underCoverageNamed), for half or more of their unmeasured flutter in \(s.underCoverageMostlyNamed); \(s.underCoverageWithDrawnCause) drew a cause, given in \(s.underCoverageDrawnCauseGiven), \(s.underCoverageCostlyCause) lost their coverage to one, given in \(s.underCoverageCostlyCauseGiven); \(s.metButWarned) of \(s.passed) that met every target warned during a breath, \(s.metButRaised) raised a warning there",
             "  measure          min     p10  median     p90   worst  worst case",
         ]
