@@ -96,6 +96,10 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var huffsTrue = 0
     public var huffsFound = 0
     public var huffsMatched = 0
+    /// Start times (s) of the true huff coughs left unmatched, and of the reported ones that match
+    /// none.
+    public var missedHuffs: [Double] = []
+    public var extraHuffs: [Double] = []
     /// The scored flutter time (the frames of ``coverage``) without a pitch, and the seconds of it
     /// for which the signal check gave each reason.
     public var unmeasuredFlutter = UnmeasuredTime()
@@ -216,7 +220,10 @@ public enum Evaluator {
         let huffs = run.events.filter { $0.kind == .huffCough }.map { (start: $0.time, end: $0.time + ($0.duration ?? 0)) }
         result.huffsTrue = truth.huffs.count
         result.huffsFound = huffs.count
-        result.huffsMatched = matchSpans(found: huffs, truth: truth.huffs.map { (start: $0.start, end: $0.end) }).pairs
+        let huffMatching = matchSpans(found: huffs, truth: truth.huffs.map { (start: $0.start, end: $0.end) })
+        result.huffsMatched = huffMatching.pairs
+        result.missedHuffs = huffMatching.missed
+        result.extraHuffs = huffMatching.extra
         result.plainExhalationWarnings = score.plainExhalationWarnings
         result.octaveErrors = score.octaveShare
         result.breathsAtWrongOctave = score.breathsAtWrongOctave
