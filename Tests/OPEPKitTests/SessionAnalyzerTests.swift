@@ -57,6 +57,33 @@ final class SessionAnalyzerTests: XCTestCase {
         }
     }
 
+    /// A breath in as loud and short as a huff cough, 1-2.5 s before each exhalation, is the breath
+    /// in before it: counted as an inhalation, not as a huff cough. The same burst with nothing
+    /// after it is a huff cough.
+    func testALoudBreathInBeforeAnExhalationIsNoHuffCough() throws {
+        let sampleRate = 16000.0
+        var rng = SeededGenerator(seed: 5)
+        func room(_ seconds: Double) -> [Float] { TestSignals.noise(sampleRate: sampleRate, duration: seconds, rms: 0.001, seed: rng.next()) }
+        func burst() -> [Float] {
+            var x = TestSignals.noise(sampleRate: sampleRate, duration: 0.5, rms: 0.2, seed: rng.next())
+            for i in x.indices { x[i] *= Float(sin(.pi * Double(i) / Double(x.count))) }
+            return x
+        }
+        var samples = room(1.5)
+        for hold in [1.0, 1.8, 2.5] {
+            samples += burst() + room(hold)
+            samples += TestSignals.flutter(sampleRate: sampleRate, duration: 3, pitch: { _ in 18 }, seed: rng.next()) + room(3)
+        }
+        let report = try XCTUnwrap(try analyse(samples + room(6), sampleRate: sampleRate).report)
+        XCTAssertEqual(report.summary.breathCount, 3)
+        XCTAssertEqual(report.summary.huffCoughCount, 0)
+        XCTAssertGreaterThanOrEqual(report.summary.inhalationsHeard, 3)
+
+        let alone = try XCTUnwrap(try analyse(samples + burst() + room(8), sampleRate: sampleRate).report)
+        XCTAssertEqual(alone.summary.breathCount, 3)
+        XCTAssertEqual(alone.summary.huffCoughCount, 1)
+    }
+
     /// Each breath's time without a pitch is what its flutter share leaves, the session's adds
     /// them up, and the reasons never exceed it. A clear session's frames carry no condition; the
     /// same session cut flat at its exhalations' RMS is named clipped, and so is each of its breaths

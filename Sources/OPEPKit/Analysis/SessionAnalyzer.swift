@@ -26,6 +26,12 @@ public struct SessionAnalyzer {
         /// A pause this long ends a set when huff coughs were heard in it, in seconds (default 6.5;
         /// breaths within a set follow each other after 3-5.5 s of inhalation and hold).
         public var huffSetPause: Double = 6.5
+        /// A sound the detector took for a huff cough that ends less than this before an exhalation
+        /// starts was the breath in before it, in seconds (default 3.5): one breathes in, and holds
+        /// it for 2-3 s, before breathing out through the device, and a loud breath in is as short
+        /// and as free of flutter as a huff. A huff cough is reported this much later (and the
+        /// detector's longest wait for a flutter), or counted as an inhalation.
+        public var inhalationLead: Double = 3.5
         /// How far either side of a stored frame the tracker's pitch is averaged, in seconds
         /// (default 0.1; 0 stores the tracker's pitch as it is; at most 0.5). See
         /// ``CentredPitchAverage``: the gauge shows the tracker's pitch at once, a stored frame
@@ -64,6 +70,7 @@ public struct SessionAnalyzer {
             try require(huffSetPause >= 0 && huffSetPause <= setPause, "huffSetPause", huffSetPause, "between 0 and setPause (\(setPause) s)")
             try require(pitchAverageTime >= 0 && pitchAverageTime <= 0.5, "pitchAverageTime", pitchAverageTime, "between 0 and 0.5 s")
             try require(earlyGaugeTime >= 0 && earlyGaugeTime <= 2, "earlyGaugeTime", earlyGaugeTime, "between 0 and 2 s")
+            try require(inhalationLead >= 0 && inhalationLead <= 5, "inhalationLead", inhalationLead, "between 0 and 5 s")
             try tracker.validate()
             try detector.validate()
             try signal.validate()
@@ -100,7 +107,13 @@ public struct SessionAnalyzer {
     private var frameCount = 0
     private var finalCount = 0
     private var sampleCount = 0
-    private var anchoredEvents: [(frame: Int, event: SessionEvent)] = []
+    /// Huff coughs waiting to be handed out at a frame, with their first and last frames and the
+    /// first frame of an exhalation that started within `inhalationLead` of their end (then they
+    /// were the breath in before it, unless it is withdrawn).
+    private var anchoredEvents: [(frame: Int, event: SessionEvent, first: Int, last: Int, followedBy: Int?)] = []
+    private let inhalationLeadFrames: Int
+    /// How long after its end a huff cough waits for an exhalation that would make it a breath in.
+    private let huffWaitFrames: Int
     private var inhalationTime = 0.0
     private var inhalationCount = 0
 
@@ -130,6 +143,8 @@ public struct SessionAnalyzer {
         roomRises = RoomRiseMeter(frameInterval: tracker.frameInterval)
         signalCheck = try SignalCheck(configuration: configuration.signal, frameInterval: tracker.frameInterval)
         halfSpan = configuration.tracker.analysisDuration / 2
+        inhalationLeadFrames = Int((configuration.inhalationLead / tracker.frameInterval).rounded())
+        huffWaitFrames = inhalationLeadFrames + Int((configuration.detector.maximumConfirmDelay / tracker.frameInterval).rounded()) + 1
         sliceLength = max(1, Int(configuration.sampleRate * ClipMeter.memoryTime / 4))
         pitchAverage = CentredPitchAverage(
             halfWidth: configuration.pitchAverageTime, frameInterval: tracker.frameInterval,
@@ -295,18 +310,27 @@ public struct SessionAnalyzer {
         switch decision {
         case let .exhalationStarted(first):
             mark(from: max(first, finalCount), through: newest, exhaling: true)
+            for k in anchoredEvents.indices.reversed() where anchoredEvents[k].followedBy == nil {
+                guard first - anchoredEvents[k].last <= inhalationLeadFrames else { break }
+                anchoredEvents[k].followedBy = first
+            }
         case let .exhalationEnded(last):
             mark(from: max(last + 1, finalCount), through: newest, exhaling: false)
         case let .exhalationWithdrawn(first):
             mark(from: max(first, finalCount), through: newest, exhaling: false)
+            for k in anchoredEvents.indices where anchoredEvents[k].followedBy == first { anchoredEvents[k].followedBy = nil }
         case let .huffCough(first, last):
             let start = time(ofFrame: first)
             let event = SessionEvent(kind: .huffCough, time: start - frameInterval / 2, duration: time(ofFrame: last) - start + frameInterval)
-            anchoredEvents.append((max(last, finalCount), event))
+            anchoredEvents.append((max(last + huffWaitFrames, finalCount), event, first, last, nil))
         case let .inhalation(first, last):
-            inhalationTime += Double(last - first + 1) * frameInterval
-            inhalationCount += 1
+            countInhalation(from: first, to: last)
         }
+    }
+
+    private mutating func countInhalation(from first: Int, to last: Int) {
+        inhalationTime += Double(last - first + 1) * frameInterval
+        inhalationCount += 1
     }
 
     private func time(ofFrame index: Int) -> Double {
@@ -362,6 +386,10 @@ public struct SessionAnalyzer {
     private mutating func emitEvents(upTo frameIndex: Int, onOutput: (SessionOutput) -> Void) {
         while let first = anchoredEvents.first, first.frame <= frameIndex {
             anchoredEvents.removeFirst()
+            guard first.followedBy == nil else {
+                countInhalation(from: first.first, to: first.last)
+                continue
+            }
             var event = first.event
             huffCoughs += 1
             if !setBreaths.isEmpty {
@@ -427,6 +455,7 @@ extension SessionAnalyzer.Configuration: Codable {
         try c.update(&huffSetPause, from: .huffSetPause)
         try c.update(&pitchAverageTime, from: .pitchAverageTime)
         try c.update(&earlyGaugeTime, from: .earlyGaugeTime)
+        try c.update(&inhalationLead, from: .inhalationLead)
     }
 }
 #endif
