@@ -110,7 +110,7 @@ public struct SessionAnalyzer {
     /// Huff coughs waiting to be handed out at a frame, with their first and last frames and the
     /// first frame of an exhalation that started within `inhalationLead` of their end (then they
     /// were the breath in before it, unless it is withdrawn).
-    private var anchoredEvents: [(frame: Int, event: SessionEvent, first: Int, last: Int, followedBy: Int?)] = []
+    private var pendingHuffs: [(frame: Int, event: SessionEvent, first: Int, last: Int, followedBy: Int?)] = []
     private let inhalationLeadFrames: Int
     /// How long after its end a huff cough waits for an exhalation that would make it a breath in.
     private let huffWaitFrames: Int
@@ -154,7 +154,7 @@ public struct SessionAnalyzer {
         pending = [SessionFrame](repeating: placeholder, count: ring)
         pendingMask = ring - 1
         latency = tracker.latency + Double(detector.decisionDelay) * tracker.frameInterval
-        anchoredEvents.reserveCapacity(8)
+        pendingHuffs.reserveCapacity(8)
     }
 
     /// Clears all state, as if newly set up.
@@ -170,7 +170,7 @@ public struct SessionAnalyzer {
         frameCount = 0
         finalCount = 0
         sampleCount = 0
-        anchoredEvents.removeAll(keepingCapacity: true)
+        pendingHuffs.removeAll(keepingCapacity: true)
         inhalationTime = 0
         inhalationCount = 0
         breaths.removeAll()
@@ -220,7 +220,7 @@ public struct SessionAnalyzer {
         if let decision = detector.finish() { apply(decision, newest: frameCount - 1) }
         while finalCount < frameCount { finalize(onOutput: onOutput) }
         closeBreath(onOutput: onOutput)
-        emitEvents(upTo: Int.max, onOutput: onOutput)
+        emitHuffCoughs(upTo: Int.max, onOutput: onOutput)
         closeSet(at: lastFinalTime, onOutput: onOutput)
         return report
     }
@@ -310,19 +310,19 @@ public struct SessionAnalyzer {
         switch decision {
         case let .exhalationStarted(first):
             mark(from: max(first, finalCount), through: newest, exhaling: true)
-            for k in anchoredEvents.indices.reversed() where anchoredEvents[k].followedBy == nil {
-                guard first - anchoredEvents[k].last <= inhalationLeadFrames else { break }
-                anchoredEvents[k].followedBy = first
+            for k in pendingHuffs.indices.reversed() where pendingHuffs[k].followedBy == nil {
+                guard first - pendingHuffs[k].last <= inhalationLeadFrames else { break }
+                pendingHuffs[k].followedBy = first
             }
         case let .exhalationEnded(last):
             mark(from: max(last + 1, finalCount), through: newest, exhaling: false)
         case let .exhalationWithdrawn(first):
             mark(from: max(first, finalCount), through: newest, exhaling: false)
-            for k in anchoredEvents.indices where anchoredEvents[k].followedBy == first { anchoredEvents[k].followedBy = nil }
+            for k in pendingHuffs.indices where pendingHuffs[k].followedBy == first { pendingHuffs[k].followedBy = nil }
         case let .huffCough(first, last):
             let start = time(ofFrame: first)
             let event = SessionEvent(kind: .huffCough, time: start - frameInterval / 2, duration: time(ofFrame: last) - start + frameInterval)
-            anchoredEvents.append((max(last + huffWaitFrames, finalCount), event, first, last, nil))
+            pendingHuffs.append((max(last + huffWaitFrames, finalCount), event, first, last, nil))
         case let .inhalation(first, last):
             countInhalation(from: first, to: last)
         }
@@ -380,17 +380,17 @@ public struct SessionAnalyzer {
             }
         }
         onOutput(.frame(frame))
-        emitEvents(upTo: finalCount - 1, onOutput: onOutput)
+        emitHuffCoughs(upTo: finalCount - 1, onOutput: onOutput)
     }
 
-    private mutating func emitEvents(upTo frameIndex: Int, onOutput: (SessionOutput) -> Void) {
-        while let first = anchoredEvents.first, first.frame <= frameIndex {
-            anchoredEvents.removeFirst()
-            guard first.followedBy == nil else {
-                countInhalation(from: first.first, to: first.last)
+    private mutating func emitHuffCoughs(upTo frameIndex: Int, onOutput: (SessionOutput) -> Void) {
+        while let huff = pendingHuffs.first, huff.frame <= frameIndex {
+            pendingHuffs.removeFirst()
+            guard huff.followedBy == nil else {
+                countInhalation(from: huff.first, to: huff.last)
                 continue
             }
-            var event = first.event
+            var event = huff.event
             huffCoughs += 1
             if !setBreaths.isEmpty {
                 huffsAfterLastBreath += 1
