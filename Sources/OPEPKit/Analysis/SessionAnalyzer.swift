@@ -144,7 +144,7 @@ public struct SessionAnalyzer {
         signalCheck = try SignalCheck(configuration: configuration.signal, frameInterval: tracker.frameInterval)
         halfSpan = configuration.tracker.analysisDuration / 2
         inhalationLeadFrames = Int((configuration.inhalationLead / tracker.frameInterval).rounded())
-        huffWaitFrames = inhalationLeadFrames + Int((configuration.detector.maximumConfirmDelay / tracker.frameInterval).rounded()) + 1
+        huffWaitFrames = inhalationLeadFrames + detector.maximumConfirmFrames + 1
         sliceLength = max(1, Int(configuration.sampleRate * ClipMeter.memoryTime / 4))
         pitchAverage = CentredPitchAverage(
             halfWidth: configuration.pitchAverageTime, frameInterval: tracker.frameInterval,

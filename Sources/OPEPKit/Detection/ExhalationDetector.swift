@@ -141,7 +141,9 @@ public struct ExhalationDetector {
     static let backgroundPercentile = 0.5
     private let confirmFrames: Int
     private let minimumFrames: Int
-    private let maximumConfirmFrames: Int
+    /// The longest a sound waits for the flutter that confirms it as an exhalation, in frames
+    /// (`maximumConfirmDelay`).
+    let maximumConfirmFrames: Int
     private let hangoverFrames: Int
     private let flutterGapFrames: Int
     private let minimumBreathFrames: Int
