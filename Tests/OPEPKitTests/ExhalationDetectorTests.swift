@@ -134,17 +134,48 @@ final class ExhalationDetectorTests: XCTestCase {
         for span in spans {
             for _ in 0..<Int((span.seconds / 0.01).rounded()) {
                 if let decision = detector.process(levelDB: span.levelDB, pitched: span.pitched) {
-                    let reference: Int
                     switch decision {
-                    case let .exhalationStarted(first), let .exhalationWithdrawn(first): reference = first
-                    case let .exhalationEnded(last): reference = last
-                    case let .huffCough(first, _), let .inhalation(first, _): reference = first
+                    case let .exhalationStarted(first), let .exhalationWithdrawn(first):
+                        XCTAssertLessThanOrEqual(index - first, detector.decisionDelay, "\(decision) at frame \(index)")
+                    case let .exhalationEnded(last):
+                        XCTAssertLessThanOrEqual(index - last, detector.decisionDelay, "\(decision) at frame \(index)")
+                    case let .huffCough(first, last), let .inhalation(first, last):
+                        XCTAssertLessThanOrEqual(index - last, detector.decisionDelay, "\(decision) at frame \(index)")
+                        XCTAssertLessThanOrEqual(index - first, detector.soundReach, "\(decision) at frame \(index)")
                     }
-                    XCTAssertLessThanOrEqual(index - reference, detector.decisionDelay, "\(decision) at frame \(index)")
                 }
                 index += 1
             }
         }
+    }
+
+    private func huffs(_ spans: [Span]) throws -> [(first: Int, last: Int)] {
+        try decisions(spans).compactMap { if case let .huffCough(first, last) = $0 { (first, last) } else { nil } }
+    }
+
+    func testALongLoudSoundWithoutFlutterIsNoHuffCough() throws {
+        let huff = try huffs([.silence(2), .soundWithoutFlutter(0.7), .silence(2)])
+        XCTAssertEqual(huff.count, 1)
+        XCTAssertEqual(huff.first.map { $0.last - $0.first + 1 }, 70)
+        for seconds in [1.8, 2.5, 4.0] {
+            XCTAssertTrue(try huffs([.silence(2), .soundWithoutFlutter(seconds), .silence(2)]).isEmpty,
+                          "a loud sound of \(seconds) s without flutter is no huff cough")
+        }
+        var sentence = Span.soundWithoutFlutter(3)
+        sentence.cycle = Array(repeating: -20, count: 12) + Array(repeating: -24, count: 10) + Array(repeating: -30, count: 6)
+        XCTAssertTrue(try huffs([.silence(2), sentence, .silence(2)]).isEmpty,
+                      "a sentence without a pause, its syllables swaying 10 dB, is no huff cough")
+    }
+
+    func testAHuffStandingOutOfSpeechIsFoundOverItsOwnFrames() throws {
+        var speech = Span.soundWithoutFlutter(2)
+        speech.cycle = [-30, -30, -30, -30, -34, -34, -38]
+        var huff = Span.soundWithoutFlutter(0.6)
+        huff.levelDB = -15
+        let found = try huffs([.silence(2), speech, huff, speech, .silence(2)])
+        XCTAssertEqual(found.count, 1)
+        XCTAssertEqual(found.first?.first, 400, "the huff starts after 2 s of silence and 2 s of speech")
+        XCTAssertEqual(found.first?.last, 459)
     }
 
     func testBadSettingsNameTheParameter() {

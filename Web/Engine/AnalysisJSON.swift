@@ -117,6 +117,7 @@ enum AnalysisJSON {
             ("huff_durations", .array([.number(d.huffDurations.lowerBound), .number(d.huffDurations.upperBound)])),
             ("huff_margin_db", .number(d.huffMarginDB)),
             ("huff_below_exhalation_db", .number(d.huffBelowExhalationDB)),
+            ("huff_stretch_db", .number(d.huffStretchDB)),
             ("inhalation_durations", .array([.number(d.inhalationDurations.lowerBound), .number(d.inhalationDurations.upperBound)])),
         ])
     }

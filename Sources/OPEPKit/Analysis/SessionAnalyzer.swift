@@ -150,7 +150,7 @@ public struct SessionAnalyzer {
             halfWidth: configuration.pitchAverageTime, frameInterval: tracker.frameInterval,
             consistency: configuration.tracker.consistency)
         let placeholder = SessionFrame(time: 0, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: 0)
-        let ring = ringLength(atLeast: detector.decisionDelay + 1 + pitchAverage.halfWidth)
+        let ring = ringLength(atLeast: detector.soundReach + 1 + pitchAverage.halfWidth)
         pending = [SessionFrame](repeating: placeholder, count: ring)
         pendingMask = ring - 1
         latency = tracker.latency + Double(detector.decisionDelay) * tracker.frameInterval

@@ -23,12 +23,15 @@
 /// follows speech without a pause starts at its own onset, not where the speech's chance flutter
 /// was withdrawn.
 ///
-/// A sound that never flutters is a huff cough when it is short (`huffDurations`) and loud:
-/// `huffMarginDB` over the floor and, once exhalations have been heard, no more than
-/// `huffBelowExhalationDB` below their mean level (a huff is forceful; an inhalation or a voice
-/// across the room is not). It is an inhalation when it is quieter and `inhalationDurations`
-/// long, and is ignored otherwise. Decisions refer back to earlier frames by index; none lies
-/// further back than ``decisionDelay`` frames.
+/// A sound that never flutters is a huff cough when it is loud, `huffMarginDB` over the floor
+/// and, once exhalations have been heard, no more than `huffBelowExhalationDB` below their mean
+/// level (a huff is forceful; an inhalation or a voice across the room is not), and its
+/// ``LoudestStretch`` (the frames within `huffStretchDB` of its peak) is short (`huffDurations`):
+/// a huff is one burst, while a sentence or a tune without a pause keeps coming back near its
+/// loudest. It is an inhalation when it is quieter and, as a whole, `inhalationDurations` long,
+/// and is ignored otherwise. Decisions refer back to earlier frames by index; none lies further
+/// back than ``decisionDelay`` frames but the first frame of a huff cough or an inhalation, which
+/// lies at most ``soundReach`` frames back.
 public struct ExhalationDetector {
     /// The detector's parameters in real units.
     public struct Configuration: Sendable, Hashable {
@@ -82,6 +85,10 @@ public struct ExhalationDetector {
         /// How far below the mean level of the exhalations heard so far a huff cough may peak, in dB
         /// (default 6).
         public var huffBelowExhalationDB: Double = 6
+        /// How far under a sound's peak its loudest stretch reaches, the part a huff cough is
+        /// classified by, in dB (default 6: a huff fades from its peak at once, while the syllables
+        /// of running speech sway by about this much).
+        public var huffStretchDB: Double = 6
         /// Durations of an audible inhalation, in seconds (default 0.3-3).
         public var inhalationDurations: ClosedRange<Double> = 0.3...3
 
@@ -108,6 +115,7 @@ public struct ExhalationDetector {
             try require(huffDurations.lowerBound > 0, "huffDurations", huffDurations.lowerBound, "positive")
             try require(huffMarginDB >= onMarginDB, "huffMarginDB", huffMarginDB, "at least onMarginDB (\(onMarginDB) dB)")
             try require(huffBelowExhalationDB >= 0 && huffBelowExhalationDB <= 60, "huffBelowExhalationDB", huffBelowExhalationDB, "between 0 and 60 dB")
+            try require(huffStretchDB > 0 && huffStretchDB <= 40, "huffStretchDB", huffStretchDB, "in (0, 40] dB")
             try require(inhalationDurations.lowerBound > 0, "inhalationDurations", inhalationDurations.lowerBound, "positive")
         }
     }
@@ -132,6 +140,11 @@ public struct ExhalationDetector {
     public let frameInterval: Double
     /// The furthest back, in frames, that a decision can refer.
     public let decisionDelay: Int
+    /// The furthest back, in frames, that the first frame of a huff cough or an inhalation can lie:
+    /// the longest inhalation or huff (`inhalationDurations`, `huffDurations`) and the `hangover`
+    /// after it; a huff cough's loudest stretch is sought among these frames.
+    public let soundReach: Int
+    private var loudness: LoudestStretch
 
     private var floor: NoiseFloor
     /// The median of the same levels: where fluctuating interference (speech, music) typically
@@ -157,6 +170,10 @@ public struct ExhalationDetector {
 
     private struct Sound {
         var first: Int
+        /// The sound's first frame, which stays where it was while `first` follows the newest
+        /// frames as the sound waits for a flutter (`maximumConfirmDelay`): a sound that never
+        /// flutters is classified by all of it.
+        let began: Int
         var lastLoud: Int
         /// The first frame of the latest run of loud frames.
         var loudSince: Int
@@ -221,11 +238,15 @@ public struct ExhalationDetector {
         minimumBreathFrames = Int((configuration.minimumBreath / frameInterval).rounded())
         onsetFrames = frames(configuration.onsetAllowance)
         decisionDelay = max(maximumConfirmFrames + hangoverFrames, flutterGapFrames, minimumBreathFrames + hangoverFrames) + 1
+        let longestSound = max(configuration.huffDurations.upperBound, configuration.inhalationDurations.upperBound)
+        soundReach = max(decisionDelay, Int((longestSound / frameInterval).rounded(.up)) + hangoverFrames + 1)
+        loudness = LoudestStretch(reach: soundReach)
     }
 
     public mutating func reset() {
         floor.reset()
         background.reset()
+        loudness.reset()
         frameIndex = 0
         sound = nil
         exhalationLevelSum = 0
@@ -240,6 +261,7 @@ public struct ExhalationDetector {
         let heard = heard ?? pitched
         let i = frameIndex
         frameIndex += 1
+        loudness.record(levelDB)
         floor.update(max(levelDB, configuration.absoluteFloorDB), frozen: isExhaling)
         background.update(max(levelDB, configuration.absoluteFloorDB), frozen: isExhaling)
         let floorLevel = max(floor.level ?? levelDB, configuration.absoluteFloorDB)
@@ -250,7 +272,7 @@ public struct ExhalationDetector {
         let loud = levelDB >= threshold
         guard var current = sound else {
             if levelDB >= floorLevel + configuration.onMarginDB {
-                sound = Sound(first: i, lastLoud: i, loudSince: i, lastPitched: pitched ? i : i - 1, pitchedRun: pitched ? 1 : 0, peakLevel: levelDB - floorLevel, floorLevel: floorLevel)
+                sound = Sound(first: i, began: i, lastLoud: i, loudSince: i, lastPitched: pitched ? i : i - 1, pitchedRun: pitched ? 1 : 0, peakLevel: levelDB - floorLevel, floorLevel: floorLevel)
             }
             return nil
         }
@@ -307,7 +329,7 @@ public struct ExhalationDetector {
     /// sound last became loud after the withdrawn flutter (no later than now).
     private static func continuation(of withdrawn: Sound, at i: Int, levelDB: Double, floorLevel: Double) -> Sound {
         let first = min(i, max(withdrawn.loudSince, withdrawn.lastPitched + 1))
-        return Sound(first: first, lastLoud: i, loudSince: first, lastPitched: first - 1, peakLevel: levelDB - floorLevel, floorLevel: floorLevel)
+        return Sound(first: first, began: first, lastLoud: i, loudSince: first, lastPitched: first - 1, peakLevel: levelDB - floorLevel, floorLevel: floorLevel)
     }
 
     /// Ends the stream: closes an exhalation or a sound still under way.
@@ -322,14 +344,16 @@ public struct ExhalationDetector {
     }
 
     private func classify(_ sound: Sound) -> Decision? {
-        let duration = Double(sound.lastLoud - sound.first + 1) * frameInterval
+        let duration = Double(sound.lastLoud - sound.began + 1) * frameInterval
         let peak = sound.peakLevel + sound.floorLevel
         let forceful = peak >= (meanExhalationLevel ?? -.infinity) - configuration.huffBelowExhalationDB
-        if sound.peakLevel >= configuration.huffMarginDB, forceful, configuration.huffDurations.contains(duration) {
-            return .huffCough(first: sound.first, last: sound.lastLoud)
+        if sound.peakLevel >= configuration.huffMarginDB, forceful,
+           let burst = loudness.stretch(from: sound.began, through: sound.lastLoud, marginDB: configuration.huffStretchDB),
+           configuration.huffDurations.contains(Double(burst.last - burst.first + 1) * frameInterval) {
+            return .huffCough(first: burst.first, last: burst.last)
         }
         if sound.peakLevel < configuration.huffMarginDB, configuration.inhalationDurations.contains(duration) {
-            return .inhalation(first: sound.first, last: sound.lastLoud)
+            return .inhalation(first: sound.began, last: sound.lastLoud)
         }
         return nil
     }
@@ -361,6 +385,7 @@ extension ExhalationDetector.Configuration: Codable {
         try c.update(&huffDurations, from: .huffDurations)
         try c.update(&huffMarginDB, from: .huffMarginDB)
         try c.update(&huffBelowExhalationDB, from: .huffBelowExhalationDB)
+        try c.update(&huffStretchDB, from: .huffStretchDB)
         try c.update(&inhalationDurations, from: .inhalationDurations)
     }
 }
