@@ -34,11 +34,12 @@ struct LoudestStretch {
         count += 1
     }
 
-    /// The loudest stretch of frames `first...last` (those older than `reach` frames left out):
+    /// The loudest stretch of frames `first...last` (those not recorded yet or older than `reach`
+    /// frames left out):
     /// the first and the last frame within `marginDB` of the peak among them, and that peak in dB;
     /// nil when no frame asked about is still held.
     func stretch(from first: Int, through last: Int, marginDB: Double) -> (first: Int, last: Int, peakDB: Double)? {
-        let start = max(first, count - reach), end = min(last, count - 1)
+        let start = max(first, count - reach, 0), end = min(last, count - 1)
         guard start <= end else { return nil }
         var peak = -Double.infinity
         for index in start...end { peak = max(peak, levels[index & mask]) }
