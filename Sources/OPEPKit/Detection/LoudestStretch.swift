@@ -35,9 +35,8 @@ struct LoudestStretch {
     }
 
     /// The loudest stretch of frames `first...last` (those not recorded yet or older than `reach`
-    /// frames left out):
-    /// the first and the last frame within `marginDB` of the peak among them, and that peak in dB;
-    /// nil when no frame asked about is still held.
+    /// frames left out): the first and the last frame within `marginDB` of the peak among them,
+    /// and that peak in dB; nil when no frame asked about is held.
     func stretch(from first: Int, through last: Int, marginDB: Double) -> (first: Int, last: Int, peakDB: Double)? {
         let start = max(first, count - reach, 0), end = min(last, count - 1)
         guard start <= end else { return nil }
