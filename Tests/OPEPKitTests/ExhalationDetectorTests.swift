@@ -167,6 +167,18 @@ final class ExhalationDetectorTests: XCTestCase {
                       "a sentence without a pause, its syllables swaying 10 dB, is no huff cough")
     }
 
+    func testAnInhalationIsMeasuredOverItsWholeLength() throws {
+        let breathIn = Span(seconds: 2, levelDB: -45, pitched: false)
+        let found: [(first: Int, last: Int)] = try decisions([.silence(2), breathIn, .silence(2)]).compactMap {
+            if case let .inhalation(first, last) = $0 { (first, last) } else { nil }
+        }
+        XCTAssertEqual(found.count, 1)
+        XCTAssertEqual(found.first?.first, 200)
+        XCTAssertEqual(found.first?.last, 399, "all 2 s of it, not the last 0.7 s")
+        XCTAssertTrue(try decisions([.silence(2), Span(seconds: 3.5, levelDB: -45, pitched: false), .silence(2)]).isEmpty,
+                      "a quiet sound longer than any breath in is nothing")
+    }
+
     func testAHuffStandingOutOfSpeechIsFoundOverItsOwnFrames() throws {
         var speech = Span.soundWithoutFlutter(2)
         speech.cycle = [-30, -30, -30, -30, -34, -34, -38]
