@@ -81,7 +81,7 @@ struct AnalysisOptions: ParsableArguments {
     var calibrate: String?
 
     @Option(help: ArgumentHelp("A pause this long without breaths ends a set, in seconds.", valueName: "s"))
-    var setPause: Double = 8
+    var setPause: Double = SessionAnalyzer.Configuration.defaultSetPause
 
     @Option(help: "How flutter estimates become a pitch track: continuity (ours) or study (the study's, as published).")
     var tracker: FlutterPitchTracker.Method = .continuity

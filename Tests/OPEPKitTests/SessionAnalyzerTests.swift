@@ -84,6 +84,24 @@ final class SessionAnalyzerTests: XCTestCase {
         XCTAssertEqual(alone.summary.huffCoughCount, 1)
     }
 
+    /// A breath not heard inside a set leaves a pause of two breaths' spacing (10 s here), which
+    /// does not end the set; a rest of 20 s without huff coughs does.
+    func testAPauseOfOneBreathNotHeardKeepsTheSetAndARestEndsIt() throws {
+        let sampleRate = 16000.0
+        var rng = SeededGenerator(seed: 9)
+        func room(_ seconds: Double) -> [Float] { TestSignals.noise(sampleRate: sampleRate, duration: seconds, rms: 0.001, seed: rng.next()) }
+        var samples = room(1.5)
+        for pause in [3.5, 3.5, 10, 3.5, 20, 3.5, 3.5, 3] {
+            samples += TestSignals.flutter(sampleRate: sampleRate, duration: 3, pitch: { _ in 18 }, seed: rng.next()) + room(pause)
+        }
+        let report = try XCTUnwrap(try analyse(samples, sampleRate: sampleRate).report)
+        XCTAssertEqual(report.summary.breathCount, 8)
+        XCTAssertEqual(report.sets.map(\.breathCount), [5, 3])
+
+        let eager = try XCTUnwrap(try analyse(samples, sampleRate: sampleRate) { $0.setPause = 8 }.report)
+        XCTAssertEqual(eager.sets.map(\.breathCount), [3, 2, 3], "a set pause of 8 s splits the first set at the 10 s pause")
+    }
+
     /// Each breath's time without a pitch is what its flutter share leaves, the session's adds
     /// them up, and the reasons never exceed it. A clear session's frames carry no condition; the
     /// same session cut flat at its exhalations' RMS is named clipped, and so is each of its breaths

@@ -21,8 +21,13 @@ public struct SessionAnalyzer {
         public var detector: ExhalationDetector.Configuration = .init()
         /// The signal check's settings.
         public var signal: SignalCheck.Configuration = .init()
-        /// A pause without breaths this long ends a set, in seconds (default 8).
-        public var setPause: Double = 8
+        /// A pause without breaths this long ends a set, in seconds (default 15). Breaths within a
+        /// set follow each other after 3-5.5 s of inhalation and hold, so one breath the engine
+        /// does not hear leaves a pause of 7.5-15.5 s, which must not end the set; between sets
+        /// come the huff coughs (see ``huffSetPause``) and a rest.
+        public var setPause: Double = Self.defaultSetPause
+        /// The default ``setPause``, in seconds.
+        public static let defaultSetPause: Double = 15
         /// A pause this long ends a set when huff coughs were heard in it, in seconds (default 6.5;
         /// breaths within a set follow each other after 3-5.5 s of inhalation and hold).
         public var huffSetPause: Double = 6.5
