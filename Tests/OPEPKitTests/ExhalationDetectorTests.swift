@@ -139,7 +139,10 @@ final class ExhalationDetectorTests: XCTestCase {
                         XCTAssertLessThanOrEqual(index - first, detector.decisionDelay, "\(decision) at frame \(index)")
                     case let .exhalationEnded(last):
                         XCTAssertLessThanOrEqual(index - last, detector.decisionDelay, "\(decision) at frame \(index)")
-                    case let .huffCough(first, last), let .inhalation(first, last):
+                    case let .huffCough(_, _, sound):
+                        XCTAssertLessThanOrEqual(index - sound.upperBound, detector.decisionDelay, "\(decision) at frame \(index)")
+                        XCTAssertLessThanOrEqual(index - sound.lowerBound, detector.soundReach, "\(decision) at frame \(index)")
+                    case let .inhalation(first, last):
                         XCTAssertLessThanOrEqual(index - last, detector.decisionDelay, "\(decision) at frame \(index)")
                         XCTAssertLessThanOrEqual(index - first, detector.soundReach, "\(decision) at frame \(index)")
                     }
@@ -150,7 +153,7 @@ final class ExhalationDetectorTests: XCTestCase {
     }
 
     private func huffs(_ spans: [Span]) throws -> [(first: Int, last: Int)] {
-        try decisions(spans).compactMap { if case let .huffCough(first, last) = $0 { (first, last) } else { nil } }
+        try decisions(spans).compactMap { if case let .huffCough(first, last, _) = $0 { (first, last) } else { nil } }
     }
 
     func testALongLoudSoundWithoutFlutterIsNoHuffCough() throws {

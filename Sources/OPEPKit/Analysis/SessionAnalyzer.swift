@@ -115,7 +115,9 @@ public struct SessionAnalyzer {
     /// Huff coughs waiting to be handed out at a frame, with their first and last frames and the
     /// first frame of an exhalation that started within `inhalationLead` of their end (then they
     /// were the breath in before it, unless it is withdrawn).
-    private var pendingHuffs: [(frame: Int, event: SessionEvent, first: Int, last: Int, followedBy: Int?)] = []
+    /// Huff cough events held back until no exhalation within ``Configuration/inhalationLead``
+    /// can make them breaths in: the frame they may go out at, and the whole sound.
+    private var pendingHuffs: [(frame: Int, event: SessionEvent, sound: ClosedRange<Int>, followedBy: Int?)] = []
     private let inhalationLeadFrames: Int
     /// How long after its end a huff cough waits for an exhalation that would make it a breath in.
     private let huffWaitFrames: Int
@@ -316,7 +318,7 @@ public struct SessionAnalyzer {
         case let .exhalationStarted(first):
             mark(from: max(first, finalCount), through: newest, exhaling: true)
             for k in pendingHuffs.indices.reversed() where pendingHuffs[k].followedBy == nil {
-                guard first - pendingHuffs[k].last <= inhalationLeadFrames else { break }
+                guard first - pendingHuffs[k].sound.upperBound <= inhalationLeadFrames else { break }
                 pendingHuffs[k].followedBy = first
             }
         case let .exhalationEnded(last):
@@ -324,17 +326,17 @@ public struct SessionAnalyzer {
         case let .exhalationWithdrawn(first):
             mark(from: max(first, finalCount), through: newest, exhaling: false)
             for k in pendingHuffs.indices where pendingHuffs[k].followedBy == first { pendingHuffs[k].followedBy = nil }
-        case let .huffCough(first, last):
+        case let .huffCough(first, last, sound):
             let start = time(ofFrame: first)
             let event = SessionEvent(kind: .huffCough, time: start - frameInterval / 2, duration: time(ofFrame: last) - start + frameInterval)
-            pendingHuffs.append((max(last + huffWaitFrames, finalCount), event, first, last, nil))
+            pendingHuffs.append((max(sound.upperBound + huffWaitFrames, finalCount), event, sound, nil))
         case let .inhalation(first, last):
-            countInhalation(from: first, to: last)
+            countInhalation(first...last)
         }
     }
 
-    private mutating func countInhalation(from first: Int, to last: Int) {
-        inhalationTime += Double(last - first + 1) * frameInterval
+    private mutating func countInhalation(_ frames: ClosedRange<Int>) {
+        inhalationTime += Double(frames.count) * frameInterval
         inhalationCount += 1
     }
 
@@ -392,7 +394,7 @@ public struct SessionAnalyzer {
         while let huff = pendingHuffs.first, huff.frame <= frameIndex {
             pendingHuffs.removeFirst()
             guard huff.followedBy == nil else {
-                countInhalation(from: huff.first, to: huff.last)
+                countInhalation(huff.sound)
                 continue
             }
             var event = huff.event

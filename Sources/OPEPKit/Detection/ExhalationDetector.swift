@@ -129,8 +129,10 @@ public struct ExhalationDetector {
         /// The current exhalation, from frame `first`, was too short to be a breath: its frames
         /// are not an exhalation after all.
         case exhalationWithdrawn(first: Int)
-        /// A huff cough over frames `first...last`.
-        case huffCough(first: Int, last: Int)
+        /// A huff cough over frames `first...last`, its loudest stretch, within a sound over
+        /// frames `sound` (the whole of it, which is an inhalation's length should the analyser
+        /// find that it was the breath in before an exhalation).
+        case huffCough(first: Int, last: Int, sound: ClosedRange<Int>)
         /// An inhalation over frames `first...last`.
         case inhalation(first: Int, last: Int)
     }
@@ -349,8 +351,8 @@ public struct ExhalationDetector {
         let forceful = peak >= (meanExhalationLevel ?? -.infinity) - configuration.huffBelowExhalationDB
         if sound.peakLevel >= configuration.huffMarginDB, forceful,
            let burst = loudness.stretch(from: sound.began, through: sound.lastLoud, marginDB: configuration.huffStretchDB),
-           configuration.huffDurations.contains(Double(burst.last - burst.first + 1) * frameInterval) {
-            return .huffCough(first: burst.first, last: burst.last)
+           configuration.huffDurations.contains(Double(burst.count) * frameInterval) {
+            return .huffCough(first: burst.lowerBound, last: burst.upperBound, sound: sound.began...sound.lastLoud)
         }
         if sound.peakLevel < configuration.huffMarginDB, configuration.inhalationDurations.contains(duration) {
             return .inhalation(first: sound.began, last: sound.lastLoud)

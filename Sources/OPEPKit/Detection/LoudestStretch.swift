@@ -35,9 +35,9 @@ struct LoudestStretch {
     }
 
     /// The loudest stretch of frames `first...last` (those not recorded yet or older than `reach`
-    /// frames left out): the first and the last frame within `marginDB` of the peak among them,
-    /// and that peak in dB; nil when no frame asked about is held.
-    func stretch(from first: Int, through last: Int, marginDB: Double) -> (first: Int, last: Int, peakDB: Double)? {
+    /// frames left out): from the first to the last frame within `marginDB` of the peak among
+    /// them; nil when no frame asked about is held.
+    func stretch(from first: Int, through last: Int, marginDB: Double) -> ClosedRange<Int>? {
         let start = max(first, count - reach, 0), end = min(last, count - 1)
         guard start <= end else { return nil }
         var peak = -Double.infinity
@@ -46,6 +46,6 @@ struct LoudestStretch {
         var from = start, to = end
         while levels[from & mask] < threshold { from += 1 }
         while levels[to & mask] < threshold { to -= 1 }
-        return (from, to, peak)
+        return from...to
     }
 }
