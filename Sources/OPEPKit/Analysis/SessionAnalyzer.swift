@@ -112,14 +112,13 @@ public struct SessionAnalyzer {
     private var frameCount = 0
     private var finalCount = 0
     private var sampleCount = 0
-    /// Huff coughs waiting to be handed out at a frame, with their first and last frames and the
-    /// first frame of an exhalation that started within `inhalationLead` of their end (then they
-    /// were the breath in before it, unless it is withdrawn).
-    /// Huff cough events held back until no exhalation within ``Configuration/inhalationLead``
-    /// can make them breaths in: the frame they may go out at, and the whole sound.
+    /// Huff coughs waiting to be handed out at a frame, with their whole sound's frames and the
+    /// first frame of an exhalation that started within `inhalationLead` of that sound's end (then
+    /// they were the breath in before it, unless it is withdrawn).
     private var pendingHuffs: [(frame: Int, event: SessionEvent, sound: ClosedRange<Int>, followedBy: Int?)] = []
     private let inhalationLeadFrames: Int
-    /// How long after its end a huff cough waits for an exhalation that would make it a breath in.
+    /// How long after its sound ends a huff cough waits for an exhalation that would make it a
+    /// breath in.
     private let huffWaitFrames: Int
     private var inhalationTime = 0.0
     private var inhalationCount = 0
