@@ -21,6 +21,12 @@ public struct SessionAnalysis: Codable, Sendable {
         public var latencyS: Double
         public var noiseFloorDb: Double?
         public var setPauseS: Double
+        /// The pause that ends a set after huff coughs, in seconds (a document written before it
+        /// was recorded reads the default capped at the set pause, as it was analysed).
+        public var huffSetPauseS: Double
+        /// How soon before an exhalation a sound taken for a huff cough was the breath in before
+        /// it, in seconds (a document written before it was recorded reads the default, 3.5).
+        public var inhalationLeadS: Double
         /// How far either side of a stored frame the tracker's pitch was averaged, in seconds (0
         /// when read from a document written before the average: its frames are the tracker's).
         public var pitchAverageS: Double
@@ -37,7 +43,7 @@ public struct SessionAnalysis: Codable, Sendable {
         enum CodingKeys: String, CodingKey {
             case file, format, sampleRate = "sample_rate", device, target, frameIntervalS = "frame_interval_s"
             case latencyS = "latency_s", noiseFloorDb = "noise_floor_db", setPauseS = "set_pause_s", tracker, detector
-            case pitchAverageS = "pitch_average_s"
+            case pitchAverageS = "pitch_average_s", huffSetPauseS = "huff_set_pause_s", inhalationLeadS = "inhalation_lead_s"
             case signal, warnings, recordedAt = "recorded_at"
         }
 
@@ -54,6 +60,8 @@ public struct SessionAnalysis: Codable, Sendable {
             self.latencyS = latencyS
             noiseFloorDb = configuration.detector.noiseFloorDB
             setPauseS = configuration.setPause
+            huffSetPauseS = configuration.huffSetPause
+            inhalationLeadS = configuration.inhalationLead
             pitchAverageS = configuration.pitchAverageTime
             tracker = configuration.tracker
             detector = configuration.detector
@@ -75,6 +83,9 @@ public struct SessionAnalysis: Codable, Sendable {
             latencyS = try c.decode(Double.self, forKey: .latencyS)
             noiseFloorDb = try c.decodeIfPresent(Double.self, forKey: .noiseFloorDb)
             setPauseS = try c.decode(Double.self, forKey: .setPauseS)
+            let defaults = SessionAnalyzer.Configuration(sampleRate: sampleRate)
+            huffSetPauseS = try c.decodeIfPresent(Double.self, forKey: .huffSetPauseS) ?? min(defaults.huffSetPause, setPauseS)
+            inhalationLeadS = try c.decodeIfPresent(Double.self, forKey: .inhalationLeadS) ?? defaults.inhalationLead
             pitchAverageS = try c.decodeIfPresent(Double.self, forKey: .pitchAverageS) ?? 0
             tracker = try c.decode(FlutterPitchTracker.Configuration.self, forKey: .tracker)
             detector = try c.decode(ExhalationDetector.Configuration.self, forKey: .detector)
@@ -83,15 +94,15 @@ public struct SessionAnalysis: Codable, Sendable {
             recordedAt = try c.decodeIfPresent(String.self, forKey: .recordedAt)
         }
 
-        /// The analyzer's configuration these settings describe. The huff set pause is not in the
-        /// document: it is the default capped at the set pause, as `opep analyze` sets it.
+        /// The analyzer's configuration these settings describe.
         public var configuration: SessionAnalyzer.Configuration {
             var configuration = SessionAnalyzer.Configuration(sampleRate: tracker.sampleRate, device: device, target: target)
             configuration.tracker = tracker
             configuration.detector = detector
             configuration.signal = signal
             configuration.setPause = setPauseS
-            configuration.huffSetPause = min(configuration.huffSetPause, setPauseS)
+            configuration.huffSetPause = huffSetPauseS
+            configuration.inhalationLead = inhalationLeadS
             configuration.pitchAverageTime = pitchAverageS
             return configuration
         }

@@ -137,7 +137,8 @@ final class HistoryStoreTests: XCTestCase {
             XCTAssertEqual(object["schema_version"] as? Int, AnalysisDocumentSchema.version)
             let settings = try XCTUnwrap(object["settings"] as? [String: Any])
             XCTAssertEqual(Set(settings.keys), [
-                "file", "format", "sample_rate", "device", "target", "frame_interval_s", "latency_s", "set_pause_s", "pitch_average_s",
+                "file", "format", "sample_rate", "device", "target", "frame_interval_s", "latency_s", "set_pause_s", "huff_set_pause_s",
+                "inhalation_lead_s", "pitch_average_s",
                 "tracker", "detector", "signal", "warnings",
             ])
             XCTAssertEqual(settings["sample_rate"] as? Double, 16000)

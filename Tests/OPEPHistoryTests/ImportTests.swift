@@ -18,6 +18,8 @@ final class ImportTests: XCTestCase {
         configuration.detector.huffDurations = 0.2...1.4
         configuration.tracker.fadeDrop = 12
         configuration.setPause = 9
+        configuration.huffSetPause = 5
+        configuration.inhalationLead = 2.5
         let settings = SessionAnalysis.Settings(
             file: "phone.wav", format: "phone microphone, 16000 Hz", configuration: configuration,
             frameIntervalS: s.analyzer.frameInterval, latencyS: s.analyzer.latency, warnings: ["clipped 2 times"])
@@ -34,6 +36,8 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(decoded.settings.configuration, document.settings.configuration)
         XCTAssertEqual(decoded.settings.configuration.detector.noiseFloorDB, -62)
         XCTAssertEqual(decoded.settings.configuration.detector.onMarginDB, 11)
+        XCTAssertEqual(decoded.settings.configuration.huffSetPause, 5)
+        XCTAssertEqual(decoded.settings.configuration.inhalationLead, 2.5)
         XCTAssertEqual(decoded.settings.device, document.settings.device)
         XCTAssertEqual(decoded.settings.warnings, ["clipped 2 times"])
         XCTAssertEqual(decoded.summary, document.summary)
@@ -322,5 +326,24 @@ final class ImportTests: XCTestCase {
         XCTAssertThrowsError(
             try SessionAnalysis(json: try JSONSerialization.data(withJSONObject: object)),
             "an event of a known type is still read strictly")
+    }
+
+    /// A document written before the huff set pause and the inhalation lead were recorded reads
+    /// them as it was analysed: the default huff set pause capped at its set pause, and 3.5 s.
+    func testSettingsAddedSinceReadAsTheyWereAnalysed() throws {
+        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try reportJSON(Self.document, pretty: false).utf8)) as? [String: Any])
+        var settings = try XCTUnwrap(object["settings"] as? [String: Any])
+        XCTAssertEqual(settings["huff_set_pause_s"] as? Double, 5)
+        XCTAssertEqual(settings["inhalation_lead_s"] as? Double, 2.5)
+        settings["huff_set_pause_s"] = nil
+        settings["inhalation_lead_s"] = nil
+        for (setPause, huffSetPause) in [(9.0, 6.5), (4.0, 4.0)] {
+            settings["set_pause_s"] = setPause
+            object["settings"] = settings
+            let older = try SessionAnalysis(json: try JSONSerialization.data(withJSONObject: object)).settings.configuration
+            XCTAssertEqual(older.setPause, setPause)
+            XCTAssertEqual(older.huffSetPause, huffSetPause)
+            XCTAssertEqual(older.inhalationLead, 3.5)
+        }
     }
 }

@@ -41,6 +41,8 @@ enum AnalysisJSON {
             ("latency_s", .number(latency)),
             ("noise_floor_db", .value(c.detector.noiseFloorDB)),
             ("set_pause_s", .number(c.setPause)),
+            ("huff_set_pause_s", .number(c.huffSetPause)),
+            ("inhalation_lead_s", .number(c.inhalationLead)),
             ("pitch_average_s", .number(c.pitchAverageTime)),
             ("tracker", tracker(c.tracker)),
             ("detector", detector(c.detector)),
