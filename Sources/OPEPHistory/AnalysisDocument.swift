@@ -83,9 +83,10 @@ public struct SessionAnalysis: Codable, Sendable {
             latencyS = try c.decode(Double.self, forKey: .latencyS)
             noiseFloorDb = try c.decodeIfPresent(Double.self, forKey: .noiseFloorDb)
             setPauseS = try c.decode(Double.self, forKey: .setPauseS)
-            let defaults = SessionAnalyzer.Configuration(sampleRate: sampleRate)
-            huffSetPauseS = try c.decodeIfPresent(Double.self, forKey: .huffSetPauseS) ?? min(defaults.huffSetPause, setPauseS)
-            inhalationLeadS = try c.decodeIfPresent(Double.self, forKey: .inhalationLeadS) ?? defaults.inhalationLead
+            huffSetPauseS = try c.decodeIfPresent(Double.self, forKey: .huffSetPauseS)
+                ?? SessionAnalyzer.Configuration.defaultHuffSetPause(setPause: setPauseS)
+            inhalationLeadS = try c.decodeIfPresent(Double.self, forKey: .inhalationLeadS)
+                ?? SessionAnalyzer.Configuration.defaultInhalationLead
             pitchAverageS = try c.decodeIfPresent(Double.self, forKey: .pitchAverageS) ?? 0
             tracker = try c.decode(FlutterPitchTracker.Configuration.self, forKey: .tracker)
             detector = try c.decode(ExhalationDetector.Configuration.self, forKey: .detector)

@@ -135,7 +135,7 @@ struct AnalysisOptions: ParsableArguments {
             target: TargetRange(lowerCmH2O: target.range.lowerBound, upperCmH2O: target.range.upperBound))
         configuration.tracker = .init(sampleRate: sampleRate, device: configuration.device, method: tracker)
         configuration.setPause = setPause
-        configuration.huffSetPause = min(configuration.huffSetPause, setPause)
+        configuration.huffSetPause = SessionAnalyzer.Configuration.defaultHuffSetPause(setPause: setPause)
         if let noiseFloorDb {
             configuration.detector.noiseFloorDB = noiseFloorDb
         } else if let calibrate {

@@ -61,6 +61,22 @@ final class OlderRowsTests: XCTestCase {
         XCTAssertEqual(try store.sessions().map(\.id), [id])
     }
 
+    func testARowWithAShortSetPauseAndNoHuffSetPauseReadsAsItWasAnalysed() throws {
+        let store = try HistoryStore()
+        let id = try recordSession(into: store)
+        try rewrite("configuration_json", of: id, in: store) { configuration in
+            configuration["setPause"] = 5.0
+            configuration["huffSetPause"] = nil
+        }
+
+        let exported = try XCTUnwrap(try store.exportAnalysis(id))
+        let configuration = exported.settings.configuration
+        XCTAssertEqual(configuration.setPause, 5)
+        XCTAssertEqual(configuration.huffSetPause, 5, "before the huff set pause, a set ended at the set pause alone")
+        XCTAssertNoThrow(try configuration.validate(), "the settings of an older row must make an analyser")
+        XCTAssertNotNil(try store.exportCSV(id))
+    }
+
     func testFieldsFromALaterReleaseAreIgnored() throws {
         let store = try HistoryStore()
         let id = try recordSession(into: store)

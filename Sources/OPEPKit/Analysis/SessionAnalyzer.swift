@@ -30,13 +30,17 @@ public struct SessionAnalyzer {
         public static let defaultSetPause: Double = 15
         /// A pause this long ends a set when huff coughs were heard in it, in seconds (default 6.5;
         /// breaths within a set follow each other after 3-5.5 s of inhalation and hold).
-        public var huffSetPause: Double = 6.5
+        public var huffSetPause: Double = Self.defaultHuffSetPause
+        /// The default ``huffSetPause``, in seconds.
+        public static let defaultHuffSetPause: Double = 6.5
         /// A sound the detector took for a huff cough that ends less than this before an exhalation
         /// starts was the breath in before it, in seconds (default 3.5): one breathes in, and holds
         /// it for 2-3 s, before breathing out through the device, and a loud breath in is as short
         /// and as free of flutter as a huff. A huff cough is reported this much later (and the
         /// detector's longest wait for a flutter), or counted as an inhalation.
-        public var inhalationLead: Double = 3.5
+        public var inhalationLead: Double = Self.defaultInhalationLead
+        /// The default ``inhalationLead``, in seconds.
+        public static let defaultInhalationLead: Double = 3.5
         /// How far either side of a stored frame the tracker's pitch is averaged, in seconds
         /// (default 0.1; 0 stores the tracker's pitch as it is; at most 0.5). See
         /// ``CentredPitchAverage``: the gauge shows the tracker's pitch at once, a stored frame
@@ -60,6 +64,12 @@ public struct SessionAnalyzer {
 
         /// The input sample rate in Hz.
         public var sampleRate: Double { tracker.sampleRate }
+
+        /// The default ``huffSetPause`` for a set pause: 6.5 s, or the set pause when it is shorter
+        /// (what a configuration stored without a huff set pause was analysed with).
+        public static func defaultHuffSetPause(setPause: Double) -> Double {
+            min(defaultHuffSetPause, setPause)
+        }
 
         /// Throws if any value is out of its range, naming the parameter, the value and the limit.
         public func validate() throws(EngineConfigurationError) {
@@ -458,6 +468,7 @@ extension SessionAnalyzer.Configuration: Codable {
         try c.update(&detector, from: .detector)
         try c.update(&signal, from: .signal)
         try c.update(&setPause, from: .setPause)
+        huffSetPause = Self.defaultHuffSetPause(setPause: setPause)
         try c.update(&huffSetPause, from: .huffSetPause)
         try c.update(&pitchAverageTime, from: .pitchAverageTime)
         try c.update(&earlyGaugeTime, from: .earlyGaugeTime)
