@@ -13,10 +13,13 @@ public struct SessionRow: Sendable, Hashable, Codable {
     public var shareInTarget: Double?
     public var source: SessionSource
     public var status: SessionStatus
+    /// The patient whose session it is (``Patient``); nil in a personal history.
+    public var patientID: Int64? = nil
 
     enum CodingKeys: String, CodingKey {
         case id, startedAt = "started_at", durationS = "duration_s", breaths, sets
         case meanPressureCmH2O = "mean_pressure_cmh2o", shareInTarget = "share_in_target", source, status
+        case patientID = "patient_id"
     }
 }
 
@@ -60,11 +63,17 @@ public struct TrendDay: Sendable, Hashable, Codable {
 }
 
 extension HistoryStore {
-    /// Sessions newest first, optionally those started within `[from, to)`.
-    public func sessions(from: Date? = nil, to: Date? = nil, limit: Int? = nil) throws -> [SessionRow] {
-        var sql = "SELECT * FROM sessions WHERE started_at >= ? AND started_at < ? ORDER BY started_at DESC, id DESC"
+    /// Sessions newest first, optionally those started within `[from, to)`, and only those of the
+    /// patient `patient` when given.
+    public func sessions(from: Date? = nil, to: Date? = nil, limit: Int? = nil, patient: Int64? = nil) throws -> [SessionRow] {
+        var sql = "SELECT * FROM sessions WHERE started_at >= ? AND started_at < ?"
         var arguments: [any SQLArgument] = [from?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude,
                                              to?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude]
+        if let patient {
+            sql += " AND patient_id = ?"
+            arguments.append(patient)
+        }
+        sql += " ORDER BY started_at DESC, id DESC"
         if let limit {
             sql += " LIMIT ?"
             arguments.append(limit)
@@ -198,7 +207,8 @@ extension HistoryStore {
             durationS: try row.get("duration_s"), breaths: try row.get("breath_count"), sets: try row.get("set_count"),
             meanPressureCmH2O: try row.get("mean_pressure_cmh2o"), shareInTarget: try row.get("share_in_target"),
             source: SessionSource(rawValue: try row.get("source")) ?? .file,
-            status: SessionStatus(rawValue: try row.get("status")) ?? .interrupted)
+            status: SessionStatus(rawValue: try row.get("status")) ?? .interrupted,
+            patientID: try row.get("patient_id"))
     }
 
     static func breaths(_ db: any SQLConnection, _ id: Int64) throws -> [Breath] {

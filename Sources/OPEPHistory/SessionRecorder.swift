@@ -105,17 +105,18 @@ extension HistoryStore {
     ///   - configuration, frameInterval, latency: the analyzer's, for the export's settings.
     ///   - input: what the sound is, e.g. "live 32-bit float PCM, 48000 Hz".
     ///   - audioPath: where the raw audio is kept, if it is.
+    ///   - patient: the patient the session is theirs (``Patient``), nil in a personal history.
     public func beginSession(
         plan: TherapyPlan, source: SessionSource, configuration: SessionAnalyzer.Configuration,
         frameInterval: Double, latency: Double, input: String, audioPath: String? = nil,
-        startedAt: Date = Date(), flushInterval: Duration = .seconds(1)
+        startedAt: Date = Date(), flushInterval: Duration = .seconds(1), patient: Int64? = nil
     ) throws -> SessionRecorder {
         let planJSON = try Self.json(plan)
         let configurationJSON = try Self.json(configuration)
         let id = try database.write { db in
             guard let id = try Self.insertSession(
                 db, startedAt: startedAt, source: source, planJSON: planJSON, configurationJSON: configurationJSON, input: input,
-                frameInterval: frameInterval, latency: latency, audioPath: audioPath)
+                frameInterval: frameInterval, latency: latency, audioPath: audioPath, patient: patient)
             else { throw HistoryError("\(location): a new session was given no id") }
             return id
         }
@@ -158,15 +159,16 @@ extension HistoryStore {
     /// this one was deciding: the key is unique, and the insert waits for that writer's commit).
     static func insertSession(
         _ db: any SQLConnection, startedAt: Date, source: SessionSource, planJSON: String, configurationJSON: String,
-        input: String, frameInterval: Double, latency: Double, audioPath: String?, importKey: String? = nil
+        input: String, frameInterval: Double, latency: Double, audioPath: String?, importKey: String? = nil, patient: Int64? = nil
     ) throws -> Int64? {
         try db.row(
             """
             INSERT INTO sessions (started_at, source, status, plan_json, configuration_json, input, frame_interval_s, latency_s,
-            audio_path, import_key, saved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (import_key) DO NOTHING RETURNING id
+            audio_path, import_key, saved_at, patient_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (import_key) DO NOTHING RETURNING id
             """,
             [startedAt.timeIntervalSince1970, source.rawValue, SessionStatus.recording.rawValue, planJSON,
-             configurationJSON, input, frameInterval, latency, audioPath, importKey, Date().timeIntervalSince1970]
+             configurationJSON, input, frameInterval, latency, audioPath, importKey, Date().timeIntervalSince1970, patient]
         )?.get("id")
     }
 

@@ -207,6 +207,28 @@ final class SQLiteHistoryDatabase: HistoryDatabase {
         migrator.registerMigration("v7-saved-at") { db in
             try db.alter(table: "sessions") { t in t.add(column: "saved_at", .double) }
         }
+        // A clinic's history: physiotherapists' accounts and their patients, each patient with a
+        // plan and the SHA-256 of the access token their coach presents. A session may belong to
+        // a patient; rows written before, and the sessions of a personal history, belong to none.
+        migrator.registerMigration("v8-clinicians-and-patients") { db in
+            try db.create(table: "clinicians") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("username", .text).notNull().unique()
+                t.column("name", .text).notNull()
+                t.column("password_hash", .text).notNull()
+                t.column("created_at", .double).notNull()
+            }
+            try db.create(table: "patients") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("clinician_id", .integer).notNull().indexed().references("clinicians")
+                t.column("name", .text).notNull()
+                t.column("plan_json", .text).notNull()
+                t.column("token_hash", .text).notNull().unique()
+                t.column("created_at", .double).notNull()
+            }
+            try db.alter(table: "sessions") { t in t.add(column: "patient_id", .integer).references("patients") }
+            try db.create(index: "sessions_on_patient_id", on: "sessions", columns: ["patient_id", "started_at"])
+        }
         return migrator
     }
 }

@@ -1,0 +1,188 @@
+import Foundation
+import OPEPKit
+
+/// A physiotherapist's account in a clinic's history (docs/clinic.md). The password is kept only
+/// as the hash the caller made of it (bcrypt, by `opep clinic`); the history never sees it.
+public struct Clinician: Sendable, Hashable, Codable {
+    public var id: Int64
+    /// What the clinician signs in with: 1-64 of `a-z`, `0-9`, `.`, `_` and `-`.
+    public var username: String
+    /// The name shown to patients and colleagues.
+    public var name: String
+    /// ISO 8601, UTC.
+    public var createdAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, username, name, createdAt = "created_at"
+    }
+}
+
+/// A patient a clinician follows: their plan, and their sessions (`patient_id` of a session). The
+/// patient's coach presents an access token of its own, which the history keeps only as its
+/// SHA-256 digest.
+public struct Patient: Sendable, Hashable, Codable {
+    public var id: Int64
+    /// The clinician who follows the patient.
+    public var clinicianID: Int64
+    public var name: String
+    /// The plan the patient's coach follows.
+    public var plan: TherapyPlan
+    /// ISO 8601, UTC.
+    public var createdAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, clinicianID = "clinician_id", name, plan, createdAt = "created_at"
+    }
+}
+
+/// A clinician or a patient that cannot be stored as given, naming the field, the value and what
+/// it must be.
+public struct ClinicRecordError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var field: String
+    public var value: String
+    public var expected: String
+
+    public init(field: String, value: String, expected: String) {
+        self.field = field
+        self.value = value
+        self.expected = expected
+    }
+
+    public var description: String { "\(field) \"\(value)\" cannot be used: it must be \(expected)" }
+}
+
+extension HistoryStore {
+    /// Longest name of a clinician or a patient, in characters.
+    public static let longestName = 200
+    /// Longest username, in characters.
+    public static let longestUsername = 64
+
+    // MARK: Clinicians
+
+    /// Adds a clinician's account; `passwordHash` is the hash of their password (never the
+    /// password). Throws ``ClinicRecordError`` for a username or name that cannot be used or a
+    /// username already taken.
+    @discardableResult
+    public func addClinician(username: String, name: String, passwordHash: String, now: Date = Date()) throws -> Clinician {
+        try Self.checkUsername(username)
+        let name = try Self.checkedName(name, field: "name")
+        guard !passwordHash.isEmpty else { throw ClinicRecordError(field: "password hash", value: "", expected: "not empty") }
+        return try database.write { db in
+            guard try db.row("SELECT 1 FROM clinicians WHERE username = ?", [username]) == nil else {
+                throw ClinicRecordError(field: "username", value: username, expected: "one no other clinician has")
+            }
+            let id: Int64 = try db.row(
+                "INSERT INTO clinicians (username, name, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+                [username, name, passwordHash, now.timeIntervalSince1970]
+            )!.get("id")
+            return Clinician(id: id, username: username, name: name, createdAt: Self.iso8601(now))
+        }
+    }
+
+    /// Every clinician, by username.
+    public func clinicians() throws -> [Clinician] {
+        try database.read { db in try db.rows("SELECT * FROM clinicians ORDER BY username", []).map(Self.clinician) }
+    }
+
+    /// The clinician with `username` and the hash of their password; nil when there is none.
+    public func clinician(username: String) throws -> (clinician: Clinician, passwordHash: String)? {
+        try database.read { db in
+            guard let row = try db.row("SELECT * FROM clinicians WHERE username = ?", [username]) else { return nil }
+            return (try Self.clinician(row), try row.get("password_hash"))
+        }
+    }
+
+    // MARK: Patients
+
+    /// Adds a patient followed by the clinician `clinicianID`, with `plan` and the access token
+    /// their coach will present (kept as its SHA-256 digest). Throws ``ClinicRecordError`` for a
+    /// name that cannot be used, a clinician that does not exist or a token another patient has.
+    @discardableResult
+    public func addPatient(name: String, clinician clinicianID: Int64, plan: TherapyPlan, token: String, now: Date = Date()) throws -> Patient {
+        let name = try Self.checkedName(name, field: "patient name")
+        try plan.validate()
+        let planJSON = try Self.json(plan)
+        let digest = Self.tokenDigest(token)
+        return try database.write { db in
+            guard try db.row("SELECT 1 FROM clinicians WHERE id = ?", [clinicianID]) != nil else {
+                throw ClinicRecordError(field: "clinician", value: String(clinicianID), expected: "the id of a clinician in this history")
+            }
+            guard try db.row("SELECT 1 FROM patients WHERE token_hash = ?", [digest]) == nil else {
+                throw ClinicRecordError(field: "token", value: "(hidden)", expected: "one no other patient has")
+            }
+            let id: Int64 = try db.row(
+                "INSERT INTO patients (clinician_id, name, plan_json, token_hash, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                [clinicianID, name, planJSON, digest, now.timeIntervalSince1970]
+            )!.get("id")
+            return Patient(id: id, clinicianID: clinicianID, name: name, plan: plan, createdAt: Self.iso8601(now))
+        }
+    }
+
+    /// The patients of the clinician `clinicianID` (every patient when nil), by name.
+    public func patients(of clinicianID: Int64? = nil) throws -> [Patient] {
+        try database.read { db in
+            if let clinicianID {
+                return try db.rows("SELECT * FROM patients WHERE clinician_id = ? ORDER BY name, id", [clinicianID]).map(Self.patient)
+            }
+            return try db.rows("SELECT * FROM patients ORDER BY name, id", []).map(Self.patient)
+        }
+    }
+
+    /// The patient `id`; nil when there is none.
+    public func patient(_ id: Int64) throws -> Patient? {
+        try database.read { db in try db.row("SELECT * FROM patients WHERE id = ?", [id]).map(Self.patient) }
+    }
+
+    /// The patient whose coach presents `token`; nil when no patient has it.
+    public func patient(presenting token: String) throws -> Patient? {
+        let digest = Self.tokenDigest(token)
+        return try database.read { db in try db.row("SELECT * FROM patients WHERE token_hash = ?", [digest]).map(Self.patient) }
+    }
+
+    /// Validates and saves the plan of the patient `id`; false when there is no such patient.
+    @discardableResult
+    public func savePlan(_ plan: TherapyPlan, forPatient id: Int64) throws -> Bool {
+        try plan.validate()
+        let json = try Self.json(plan)
+        return try database.write { db in try db.execute("UPDATE patients SET plan_json = ? WHERE id = ?", [json, id]) > 0 }
+    }
+
+    // MARK: Rows and checks
+
+    /// The digest a patient's token is kept as: SHA-256 of its UTF-8, in hexadecimal.
+    static func tokenDigest(_ token: String) -> String {
+        SHA256.hex(of: Array(token.utf8))
+    }
+
+    static func clinician(_ row: SQLRow) throws -> Clinician {
+        Clinician(
+            id: try row.get("id"), username: try row.get("username"), name: try row.get("name"),
+            createdAt: iso8601(Date(timeIntervalSince1970: try row.get("created_at"))))
+    }
+
+    static func patient(_ row: SQLRow) throws -> Patient {
+        Patient(
+            id: try row.get("id"), clinicianID: try row.get("clinician_id"), name: try row.get("name"),
+            plan: try decode(TherapyPlan.self, row.get("plan_json")),
+            createdAt: iso8601(Date(timeIntervalSince1970: try row.get("created_at"))))
+    }
+
+    static func checkUsername(_ username: String) throws {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789._-")
+        guard (1...longestUsername).contains(username.count), username.allSatisfy(allowed.contains) else {
+            throw ClinicRecordError(
+                field: "username", value: username, expected: "1-\(longestUsername) of a-z, 0-9, '.', '_' and '-'")
+        }
+    }
+
+    /// `name` without spaces around it, when 1-``longestName`` characters without control characters remain.
+    static func checkedName(_ name: String, field: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...longestName).contains(trimmed.count),
+            !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+        else {
+            throw ClinicRecordError(field: field, value: name, expected: "1-\(longestName) characters without control characters")
+        }
+        return trimmed
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import OPEPKit
+import XCTest
+
+@testable import OPEPHistory
+
+/// Clinicians and their patients in the history, on SQLite and on PostgreSQL.
+final class ClinicStoreTests: XCTestCase {
+    private func record(into store: HistoryStore, patient: Int64?, startedAt: Date = Date()) throws -> Int64 {
+        let s = HistoryStoreTests.session
+        let recorder = try store.beginSession(
+            plan: .standard, source: .browser, configuration: s.analyzer.configuration, frameInterval: s.analyzer.frameInterval,
+            latency: s.analyzer.latency, input: "test stream", startedAt: startedAt, patient: patient)
+        for output in s.outputs { recorder.record(output) }
+        try recorder.finish(s.report)
+        return recorder.id
+    }
+
+    func testCliniciansAndPatientsAreStoredWithTheirPlansAndFoundByToken() throws {
+        try eachStore { store in
+            let clinician = try store.addClinician(username: "m.rossi", name: " Maria Rossi ", passwordHash: "$2b$12$hash")
+            XCTAssertEqual(clinician.name, "Maria Rossi")
+            var plan = TherapyPlan.standard
+            plan.target = TargetRange(lowerCmH2O: 12, upperCmH2O: 18)
+            let patient = try store.addPatient(name: "Ann", clinician: clinician.id, plan: plan, token: "token-of-ann-0123456789abcdefghij")
+            let other = try store.addPatient(name: "Bo", clinician: clinician.id, plan: .standard, token: "token-of-bo-0123456789abcdefghijk")
+
+            XCTAssertEqual(try store.clinicians(), [clinician])
+            XCTAssertEqual(try store.clinician(username: "m.rossi")?.passwordHash, "$2b$12$hash")
+            XCTAssertNil(try store.clinician(username: "nobody"))
+            XCTAssertEqual(try store.patients(of: clinician.id).map(\.name), ["Ann", "Bo"])
+            XCTAssertEqual(try store.patient(patient.id)?.plan.target, plan.target)
+            XCTAssertEqual(try store.patient(presenting: "token-of-ann-0123456789abcdefghij")?.id, patient.id)
+            XCTAssertEqual(try store.patient(presenting: "token-of-bo-0123456789abcdefghijk")?.id, other.id)
+            XCTAssertNil(try store.patient(presenting: "token-of-ann-0123456789abcdefghiJ"))
+
+            plan.target = TargetRange(lowerCmH2O: 14, upperCmH2O: 20)
+            XCTAssertTrue(try store.savePlan(plan, forPatient: patient.id))
+            XCTAssertEqual(try store.patient(patient.id)?.plan.target, plan.target)
+            XCTAssertFalse(try store.savePlan(plan, forPatient: 999))
+            XCTAssertEqual(try store.plan(), .standard, "a patient's plan is not the personal history's")
+        }
+    }
+
+    func testTheTokenIsKeptOnlyAsItsDigest() throws {
+        let store = try HistoryStore()
+        let clinician = try store.addClinician(username: "c", name: "C", passwordHash: "h")
+        let token = "a-secret-token-0123456789abcdefghij"
+        try store.addPatient(name: "P", clinician: clinician.id, plan: .standard, token: token)
+        let stored: [String] = try store.database.read { db in try db.rows("SELECT token_hash FROM patients", []).map { try $0.get("token_hash") } }
+        XCTAssertEqual(stored, [SHA256.hex(of: Array(token.utf8))])
+        XCTAssertFalse(stored[0].contains(token))
+    }
+
+    func testWhatCannotBeStoredIsRefusedNamingTheField() throws {
+        try eachStore { store in
+            let clinician = try store.addClinician(username: "c1", name: "One", passwordHash: "h")
+            func refusal(_ work: () throws -> Void) -> ClinicRecordError? {
+                do {
+                    try work()
+                    return nil
+                } catch {
+                    return error as? ClinicRecordError
+                }
+            }
+            XCTAssertEqual(refusal { try store.addClinician(username: "c1", name: "Again", passwordHash: "h") }?.field, "username")
+            XCTAssertEqual(refusal { try store.addClinician(username: "Upper", name: "U", passwordHash: "h") }?.field, "username")
+            XCTAssertEqual(refusal { try store.addClinician(username: "", name: "U", passwordHash: "h") }?.field, "username")
+            XCTAssertEqual(refusal { try store.addClinician(username: "c2", name: "  ", passwordHash: "h") }?.field, "name")
+            XCTAssertEqual(refusal { try store.addClinician(username: "c2", name: "Tab\there", passwordHash: "h") }?.field, "name")
+            XCTAssertEqual(
+                refusal { try store.addPatient(name: "P", clinician: clinician.id + 1, plan: .standard, token: "t-0123456789") }?.field,
+                "clinician")
+            try store.addPatient(name: "P", clinician: clinician.id, plan: .standard, token: "t-0123456789")
+            XCTAssertEqual(refusal { try store.addPatient(name: "Q", clinician: clinician.id, plan: .standard, token: "t-0123456789") }?.field, "token")
+            XCTAssertEqual(try store.clinicians().count, 1)
+            XCTAssertEqual(try store.patients().count, 1)
+        }
+    }
+
+    func testSessionsBelongToTheirPatient() throws {
+        try eachStore { store in
+            let clinician = try store.addClinician(username: "c", name: "C", passwordHash: "h")
+            let ann = try store.addPatient(name: "Ann", clinician: clinician.id, plan: .standard, token: "ann-0123456789abcdef")
+            let bo = try store.addPatient(name: "Bo", clinician: clinician.id, plan: .standard, token: "bo-0123456789abcdefg")
+            let first = try record(into: store, patient: ann.id, startedAt: Date(timeIntervalSince1970: 1_800_000_000))
+            let second = try record(into: store, patient: bo.id, startedAt: Date(timeIntervalSince1970: 1_800_000_100))
+            let own = try record(into: store, patient: nil, startedAt: Date(timeIntervalSince1970: 1_800_000_200))
+
+            XCTAssertEqual(try store.sessions(patient: ann.id).map(\.id), [first])
+            XCTAssertEqual(try store.sessions(patient: bo.id).map(\.id), [second])
+            XCTAssertEqual(try store.sessions().map(\.id), [own, second, first])
+            XCTAssertEqual(try store.sessions().map(\.patientID), [nil, bo.id, ann.id])
+            XCTAssertEqual(try store.session(first)?.session.patientID, ann.id)
+        }
+    }
+
+    func testASessionRowWithoutAPatientEncodesAsBefore() throws {
+        let row = SessionRow(
+            id: 1, startedAt: "2026-11-29T00:00:00Z", durationS: 1, breaths: 0, sets: 0, meanPressureCmH2O: nil,
+            shareInTarget: nil, source: .browser, status: .complete)
+        let json = String(decoding: try JSONEncoder().encode(row), as: UTF8.self)
+        XCTAssertFalse(json.contains("patient_id"))
+        var theirs = row
+        theirs.patientID = 7
+        XCTAssertEqual(try JSONDecoder().decode(SessionRow.self, from: JSONEncoder().encode(theirs)).patientID, 7)
+        XCTAssertNil(try JSONDecoder().decode(SessionRow.self, from: Data(json.utf8)).patientID)
+    }
+}
