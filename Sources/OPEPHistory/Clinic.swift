@@ -39,16 +39,19 @@ public struct Patient: Sendable, Hashable, Codable {
 /// it must be.
 public struct ClinicRecordError: Error, Sendable, Hashable, CustomStringConvertible {
     public var field: String
-    public var value: String
+    /// The value given; nil for a secret (a password, a token), which is never repeated.
+    public var value: String?
     public var expected: String
 
-    public init(field: String, value: String, expected: String) {
+    public init(field: String, value: String?, expected: String) {
         self.field = field
         self.value = value
         self.expected = expected
     }
 
-    public var description: String { "\(field) \"\(value)\" cannot be used: it must be \(expected)" }
+    public var description: String {
+        "the \(field)\(value.map { " \"\($0)\"" } ?? "") cannot be used: it must be \(expected)"
+    }
 }
 
 extension HistoryStore {
@@ -66,7 +69,7 @@ extension HistoryStore {
     public func addClinician(username: String, name: String, passwordHash: String, now: Date = Date()) throws -> Clinician {
         try Self.checkUsername(username)
         let name = try Self.checkedName(name, field: "name")
-        guard !passwordHash.isEmpty else { throw ClinicRecordError(field: "password hash", value: "", expected: "not empty") }
+        guard !passwordHash.isEmpty else { throw ClinicRecordError(field: "password hash", value: nil, expected: "not empty") }
         return try database.write { db in
             guard try db.row("SELECT 1 FROM clinicians WHERE username = ?", [username]) == nil else {
                 throw ClinicRecordError(field: "username", value: username, expected: "one no other clinician has")
@@ -108,7 +111,7 @@ extension HistoryStore {
                 throw ClinicRecordError(field: "clinician", value: String(clinicianID), expected: "the id of a clinician in this history")
             }
             guard try db.row("SELECT 1 FROM patients WHERE token_hash = ?", [digest]) == nil else {
-                throw ClinicRecordError(field: "token", value: "(hidden)", expected: "one no other patient has")
+                throw ClinicRecordError(field: "token", value: nil, expected: "one no other patient has")
             }
             let id: Int64 = try db.row(
                 "INSERT INTO patients (clinician_id, name, plan_json, token_hash, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",

@@ -13,7 +13,7 @@ struct OPEP: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            DemoCommand.self, AnalyzeCommand.self, MonitorCommand.self, ServeCommand.self, HistoryCommand.self,
+            DemoCommand.self, AnalyzeCommand.self, MonitorCommand.self, ServeCommand.self, HistoryCommand.self, ClinicCommand.self,
             ReportCommand.self, CalibrateCommand.self, SimulateCommand.self, EvaluateCommand.self, BenchmarkCommand.self,
             WebCommand.self, LoadCommand.self,
         ]

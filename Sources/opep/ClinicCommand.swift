@@ -1,0 +1,231 @@
+import ArgumentParser
+import Foundation
+import OPEPHistory
+import OPEPKit
+import OPEPServer
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct ClinicCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clinic",
+        abstract: "Clinicians and their patients in a clinic's history.",
+        discussion: """
+            A clinic keeps its history on PostgreSQL (docs/clinic.md); these commands add its \
+            physiotherapists and the patients each follows, each patient with a plan and an access \
+            token of their own for their coach. `opep clinic` (or `list`) lists them.
+            """,
+        subcommands: [ClinicListCommand.self, AddClinicianCommand.self, AddPatientCommand.self, PatientPlanCommand.self],
+        defaultSubcommand: ClinicListCommand.self
+    )
+}
+
+/// The plan's parts a command may set; the others stay as they are.
+struct PlanOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Target pressure range, in cmH2O.", valueName: "LOW-HIGH"))
+    var target: RangeArgument?
+
+    @Option(help: "Breaths in a set before the huff coughs.")
+    var breathsPerSet: Int?
+
+    @Option(help: "Sets in a session.")
+    var sets: Int?
+
+    @Option(help: "Length of a session, in minutes.")
+    var minutes: Double?
+
+    @Option(help: ArgumentHelp("The patient's device profile (e.g. from `opep calibrate`).", valueName: "FILE"))
+    var device: String?
+
+    /// Whether any part was given.
+    var isGiven: Bool { target != nil || breathsPerSet != nil || sets != nil || minutes != nil || device != nil }
+
+    /// `plan` with the parts given, validated.
+    func applied(to plan: TherapyPlan) throws -> TherapyPlan {
+        var plan = plan
+        if let target { plan.target = TargetRange(lowerCmH2O: target.range.lowerBound, upperCmH2O: target.range.upperBound) }
+        if let breathsPerSet { plan.breathsPerSet = breathsPerSet }
+        if let sets { plan.sets = sets }
+        if let minutes { plan.minutes = minutes }
+        if let device { plan.device = try AnalysisOptions.parse(["--device", device]).deviceProfile() }
+        do {
+            try plan.validate()
+        } catch {
+            throw failure("the plan cannot be used: \(error)")
+        }
+        return plan
+    }
+
+    /// The plan in one line.
+    static func describe(_ plan: TherapyPlan) -> String {
+        "target \(plan.target.lowerCmH2O.clean)-\(plan.target.upperCmH2O.clean) cmH2O, \(plan.sets) sets of \(plan.breathsPerSet) breaths, "
+            + "\(plan.minutes.clean) min, \(plan.device.name)"
+    }
+}
+
+struct ClinicListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the clinicians and the patients each follows, with their sessions.")
+
+    @OptionGroup var history: HistoryDatabaseOptions
+
+    func run() throws {
+        let store = try history.openStore(missing: history.isGiven ? { "\($0): no history there" } : nil)
+        let clinicians = try store.clinicians()
+        guard !clinicians.isEmpty else {
+            print("No clinicians yet: `opep clinic add-clinician USERNAME --name NAME` adds one.")
+            return
+        }
+        for clinician in clinicians {
+            let patients = try store.patients(of: clinician.id)
+            print("\(clinician.username) (\(clinician.name)): \(patients.count) patient\(patients.count == 1 ? "" : "s")")
+            for patient in patients {
+                let sessions = try store.sessions(patient: patient.id)
+                let last = sessions.first.map { ", last \(HistoryCommand.localTime($0.startedAt))" } ?? ""
+                print("  \(patient.id)".leftPad(7) + "  \(patient.name): \(sessions.count) session\(sessions.count == 1 ? "" : "s")\(last); "
+                    + PlanOptions.describe(patient.plan))
+            }
+        }
+    }
+}
+
+struct AddClinicianCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add-clinician",
+        abstract: "Add a physiotherapist's account.",
+        discussion: """
+            The password is read from standard input (its first line), or asked for twice when that \
+            is a terminal; it must be \(ClinicianPassword.shortest) characters or more, and is kept \
+            only as its bcrypt hash.
+            """)
+
+    @Argument(help: "What the clinician signs in with: lowercase letters, digits, '.', '_' and '-'.")
+    var username: String
+
+    @Option(help: "The clinician's name, as patients see it.")
+    var name: String
+
+    @OptionGroup var history: HistoryDatabaseOptions
+
+    func run() throws {
+        let store = try history.openStore()
+        let password = try Self.readPassword(for: username)
+        do {
+            let clinician = try store.addClinician(username: username, name: name, passwordHash: try ClinicianPassword.hash(password))
+            print("Clinician \(clinician.username) (\(clinician.name)) added to \(store.location).")
+        } catch let error as ClinicRecordError {
+            throw failure("\(error); nothing was saved")
+        }
+    }
+
+    /// The password: asked for twice without echo on a terminal, else the first line of input.
+    static func readPassword(for username: String) throws -> String {
+        guard isatty(STDIN_FILENO) != 0 else {
+            guard let line = readLine(strippingNewline: true) else {
+                throw failure("no password on standard input for \(username) (give it on the first line); nothing was saved")
+            }
+            return line
+        }
+        let first = silentPrompt("Password for \(username): ")
+        let second = silentPrompt("The same again: ")
+        guard first == second else { throw failure("the two passwords differ; nothing was saved") }
+        return first
+    }
+
+    /// One line read from the terminal with its echo off.
+    private static func silentPrompt(_ prompt: String) -> String {
+        FileHandle.standardError.write(Data(prompt.utf8))
+        var saved = termios()
+        tcgetattr(STDIN_FILENO, &saved)
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return readLine(strippingNewline: true) ?? ""
+    }
+}
+
+struct AddPatientCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add-patient",
+        abstract: "Add a patient a clinician follows, with their plan and their coach's access token.",
+        discussion: """
+            Prints the patient's id and the access token their coach presents, once: the history \
+            keeps only its SHA-256 digest. With --address (where the clinic's `opep serve` is \
+            reached), also the pairing address, and its QR code when `qrencode` is installed.
+            """)
+
+    @Option(help: "The username of the clinician who follows the patient.")
+    var clinician: String
+
+    @Option(help: "The patient's name.")
+    var name: String
+
+    @OptionGroup var plan: PlanOptions
+
+    @Option(help: ArgumentHelp("Where the clinic's server is reached, e.g. https://clinic.example.org:8443.", valueName: "URL"))
+    var address: String?
+
+    @OptionGroup var history: HistoryDatabaseOptions
+
+    func validate() throws {
+        if let address, ServeCommand.origin(address) != address {
+            throw ValidationError("--address takes the server's origin like https://clinic.example.org:8443 (scheme, host and port only), not \(address).")
+        }
+    }
+
+    func run() throws {
+        let store = try history.openStore()
+        guard let follower = try store.clinician(username: clinician)?.clinician else {
+            throw failure("no clinician \(clinician) in \(store.location) (`opep clinic` lists them)")
+        }
+        let planned = try plan.applied(to: .standard)
+        let token = AccessToken.random()
+        let patient: Patient
+        do {
+            patient = try store.addPatient(name: name, clinician: follower.id, plan: planned, token: token.text)
+        } catch let error as ClinicRecordError {
+            throw failure("\(error); nothing was saved")
+        }
+        print("Patient \(patient.id), \(patient.name), followed by \(follower.username): \(PlanOptions.describe(patient.plan)).")
+        print("Access token for the patient's coach (shown only now): \(token.text)")
+        if let address {
+            let pairing = "\(address)/?token=\(token.text)"
+            print("Pairing address: \(pairing)")
+            print(ServeCommand.qrCode(pairing))
+        }
+    }
+}
+
+struct PatientPlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Show or change a patient's plan.",
+        discussion: "Without plan options, prints the plan; with them, changes those parts and prints the new plan.")
+
+    @Argument(help: "The patient's id (`opep clinic` lists them).")
+    var patient: Int64
+
+    @OptionGroup var plan: PlanOptions
+
+    @OptionGroup var history: HistoryDatabaseOptions
+
+    func run() throws {
+        let store = try history.openStore(missing: history.isGiven ? { "\($0): no history there" } : nil)
+        guard let found = try store.patient(patient) else { throw failure("no patient \(patient) in \(store.location) (`opep clinic` lists them)") }
+        guard plan.isGiven else {
+            print("Patient \(found.id), \(found.name): \(PlanOptions.describe(found.plan)).")
+            return
+        }
+        let changed = try plan.applied(to: found.plan)
+        try store.savePlan(changed, forPatient: found.id)
+        print("Patient \(found.id), \(found.name): \(PlanOptions.describe(changed)).")
+    }
+}

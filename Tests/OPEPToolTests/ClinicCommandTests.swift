@@ -1,0 +1,98 @@
+import Foundation
+import XCTest
+
+/// `opep clinic` adds clinicians and their patients to a history and lists them.
+final class ClinicCommandTests: XCTestCase {
+    /// Everything the SQLite history at `database` holds on disk, its write-ahead log included.
+    private static func storedText(_ database: String) throws -> String {
+        let files = [database, database + "-wal"].filter { FileManager.default.fileExists(atPath: $0) }
+        return try files.map { String(decoding: try Data(contentsOf: URL(fileURLWithPath: $0)), as: UTF8.self) }.joined()
+    }
+
+    func testAClinicianAndTheirPatientsAreAddedListedAndPlanned() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("clinic.sqlite")
+
+        let empty = try run(["clinic", "--database", database])
+        XCTAssertNotEqual(empty.status, 0, "listing a history that is not there")
+        XCTAssertTrue(empty.stderr.contains("no history there"), empty.stderr)
+
+        let added = try run(
+            ["clinic", "add-clinician", "m.rossi", "--name", "Maria Rossi", "--database", database],
+            stdin: Data("correct horse battery\n".utf8))
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertEqual(nonEmptyLines(added.stdout), ["Clinician m.rossi (Maria Rossi) added to \(database)."])
+        XCTAssertFalse(try Self.storedText(database).contains("correct horse battery"), "the password is kept only as its hash")
+
+        let patient = try run([
+            "clinic", "add-patient", "--clinician", "m.rossi", "--name", "Ann Smith", "--target", "12-18", "--sets", "4",
+            "--address", "https://clinic.example.org:8443", "--database", database,
+        ])
+        XCTAssertEqual(patient.status, 0, patient.stderr)
+        let lines = nonEmptyLines(patient.stdout)
+        XCTAssertEqual(lines.first, "Patient 1, Ann Smith, followed by m.rossi: target 12-18 cmH2O, 4 sets of 10 breaths, 15 min, Acapella.")
+        let tokenLine = try XCTUnwrap(lines.first { $0.hasPrefix("Access token") })
+        let token = try XCTUnwrap(tokenLine.split(separator: " ").last.map(String.init))
+        XCTAssertEqual(token.count, 32)
+        XCTAssertTrue(lines.contains("Pairing address: https://clinic.example.org:8443/?token=\(token)"), patient.stdout)
+        XCTAssertFalse(try Self.storedText(database).contains(token), "the token is kept only as its digest")
+
+        let second = try run(["clinic", "add-patient", "--clinician", "m.rossi", "--name", "Bo", "--database", database])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let secondToken = nonEmptyLines(second.stdout).first { $0.hasPrefix("Access token") }?.split(separator: " ").last
+        XCTAssertNotEqual(secondToken.map(String.init), token, "every patient has a token of their own")
+
+        let changed = try run(["clinic", "plan", "1", "--minutes", "20", "--database", database])
+        XCTAssertEqual(changed.status, 0, changed.stderr)
+        XCTAssertEqual(nonEmptyLines(changed.stdout), ["Patient 1, Ann Smith: target 12-18 cmH2O, 4 sets of 10 breaths, 20 min, Acapella."])
+
+        let list = try run(["clinic", "list", "--database", database])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertEqual(nonEmptyLines(list.stdout), [
+            "m.rossi (Maria Rossi): 2 patients",
+            "      1  Ann Smith: 0 sessions; target 12-18 cmH2O, 4 sets of 10 breaths, 20 min, Acapella",
+            "      2  Bo: 0 sessions; target 10-20 cmH2O, 3 sets of 10 breaths, 15 min, Acapella",
+        ])
+    }
+
+    func testWhatCannotBeAddedIsOneErrorLineAndNothingIsSaved() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("clinic.sqlite")
+        let password = Data("long enough password\n".utf8)
+
+        let short = try run(["clinic", "add-clinician", "c", "--name", "C", "--database", database], stdin: Data("short\n".utf8))
+        XCTAssertEqual(short.status, 1)
+        XCTAssertEqual(nonEmptyLines(short.stderr), ["opep: error: the password cannot be used: it must be at least 10 characters long; nothing was saved"])
+
+        let none = try run(["clinic", "add-clinician", "c", "--name", "C", "--database", database], stdin: Data())
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("no password on standard input"), none.stderr)
+
+        let badName = try run(["clinic", "add-clinician", "Dr.Who", "--name", "W", "--database", database], stdin: password)
+        XCTAssertEqual(badName.status, 1)
+        XCTAssertEqual(
+            nonEmptyLines(badName.stderr),
+            [#"opep: error: the username "Dr.Who" cannot be used: it must be 1-64 of a-z, 0-9, '.', '_' and '-'; nothing was saved"#])
+
+        XCTAssertEqual(try run(["clinic", "add-clinician", "c", "--name", "C", "--database", database], stdin: password).status, 0)
+        let twice = try run(["clinic", "add-clinician", "c", "--name", "Another", "--database", database], stdin: password)
+        XCTAssertEqual(twice.status, 1)
+        XCTAssertTrue(twice.stderr.contains(#"the username "c" cannot be used: it must be one no other clinician has"#), twice.stderr)
+
+        let nobody = try run(["clinic", "add-patient", "--clinician", "nobody", "--name", "P", "--database", database])
+        XCTAssertEqual(nobody.status, 1)
+        XCTAssertEqual(nonEmptyLines(nobody.stderr), ["opep: error: no clinician nobody in \(database) (`opep clinic` lists them)"])
+
+        let badPlan = try run(["clinic", "add-patient", "--clinician", "c", "--name", "P", "--sets", "0", "--database", database])
+        XCTAssertEqual(badPlan.status, 1)
+        XCTAssertEqual(nonEmptyLines(badPlan.stderr).count, 1, badPlan.stderr)
+        XCTAssertTrue(badPlan.stderr.contains("sets"), badPlan.stderr)
+
+        let noPatient = try run(["clinic", "plan", "9", "--database", database])
+        XCTAssertEqual(noPatient.status, 1)
+        XCTAssertEqual(nonEmptyLines(noPatient.stderr), ["opep: error: no patient 9 in \(database) (`opep clinic` lists them)"])
+
+        let list = try run(["clinic", "--database", database])
+        XCTAssertEqual(nonEmptyLines(list.stdout), ["c (C): 0 patients"])
+    }
+}
