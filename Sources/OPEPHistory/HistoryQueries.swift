@@ -93,6 +93,11 @@ extension HistoryStore {
         }
     }
 
+    /// Whether the session `id` is the patient `patient`'s.
+    public func session(_ id: Int64, belongsTo patient: Int64) throws -> Bool {
+        try database.read { db in try db.row("SELECT 1 FROM sessions WHERE id = ? AND patient_id = ?", [id, patient]) != nil }
+    }
+
     /// A session's final frames (20 per second), oldest first; nil when there is no such session.
     public func frames(_ id: Int64) throws -> [StoredFrame]? {
         try database.read { db in
@@ -102,16 +107,19 @@ extension HistoryStore {
     }
 
     /// Sessions, breaths, share in target and mean pressure for each local day with sessions in
-    /// the last `days` days up to `now`, oldest first.
-    public func trends(days: Int, now: Date = Date(), calendar: Calendar = .current) throws -> [TrendDay] {
+    /// the last `days` days up to `now`, oldest first; only the sessions of the patient `patient`
+    /// when given.
+    public func trends(days: Int, now: Date = Date(), calendar: Calendar = .current, patient: Int64? = nil) throws -> [TrendDay] {
         let start = calendar.date(byAdding: .day, value: -(max(days, 1) - 1), to: calendar.startOfDay(for: now)) ?? now
+        var arguments: [any SQLArgument] = [start.timeIntervalSince1970]
+        if let patient { arguments.append(patient) }
         let rows = try database.read { db in
             try db.rows(
                 """
                 SELECT started_at, breath_count, share_in_target, mean_pressure_cmh2o, exhalation_time_s
-                FROM sessions WHERE started_at >= ? ORDER BY started_at
+                FROM sessions WHERE started_at >= ?\(patient == nil ? "" : " AND patient_id = ?") ORDER BY started_at
                 """,
-                [start.timeIntervalSince1970])
+                arguments)
         }
         let formatter = DateFormatter()
         formatter.calendar = calendar

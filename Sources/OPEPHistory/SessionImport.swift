@@ -123,14 +123,26 @@ extension HistoryStore {
     /// - Parameters:
     ///   - source: where the session came from (default ``SessionSource/imported``).
     ///   - defaultStart: the session's start when the document has no `recorded_at`.
-    /// - Throws: ``SessionDocumentError`` when the document fails ``SessionAnalysis/validate()``.
+    ///   - patient: the patient whose session it is (``Patient``); their sessions are told apart
+    ///     from everyone else's, so the same document from another patient or from the owner is
+    ///     another session. Nil in a personal history.
+    /// - Throws: ``SessionDocumentError`` when the document fails ``SessionAnalysis/validate()``;
+    ///   ``HistoryError`` when `patient` is not in the history.
     @discardableResult
-    public func importSession(_ document: SessionAnalysis, source: SessionSource = .imported, defaultStart: Date) throws -> SessionImport {
+    public func importSession(
+        _ document: SessionAnalysis, source: SessionSource = .imported, defaultStart: Date, patient: Int64? = nil
+    ) throws -> SessionImport {
         try document.validate()
-        let key = ImportKey(document).text
+        let key = (patient.map { "patient-\($0):" } ?? "") + ImportKey(document).text
         let settings = document.settings
         let startedAt = settings.recordedAt.flatMap(SessionAnalysis.date) ?? defaultStart
-        var plan = try plan()
+        var plan: TherapyPlan
+        if let patient {
+            guard let theirs = try self.patient(patient) else { throw HistoryError("\(location): no patient \(patient)") }
+            plan = theirs.plan
+        } else {
+            plan = try self.plan()
+        }
         plan.target = settings.target
         plan.device = settings.device
         let planJSON = try Self.json(plan)
@@ -143,7 +155,7 @@ extension HistoryStore {
             guard let id = try Self.insertSession(
                 db, startedAt: startedAt, source: source, planJSON: planJSON, configurationJSON: configurationJSON,
                 input: settings.format, frameInterval: settings.frameIntervalS, latency: settings.latencyS, audioPath: nil,
-                importKey: key)
+                importKey: key, patient: patient)
             else {
                 guard let stored = try stored() else { throw HistoryError("\(location): session \(key) is neither new nor stored") }
                 return stored

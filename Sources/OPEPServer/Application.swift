@@ -43,10 +43,10 @@ public func buildRouter(
     if !configuration.uploadOrigins.isEmpty {
         router.add(middleware: UploadOrigins(origins: configuration.uploadOrigins))
     }
-    if let access = configuration.access {
-        let failures = failures ?? FailedAttempts(limit: configuration.limits.maxFailedTokens, window: configuration.limits.failedTokenWindow)
-        router.add(middleware: AccessGate(policy: access, failures: failures))
-    }
+    router.add(middleware: AccessGate(
+        policy: configuration.access, store: store,
+        failures: failures ?? FailedAttempts(limit: configuration.limits.maxFailedTokens, window: configuration.limits.failedTokenWindow),
+        secure: configuration.tls != nil))
     let files = DashboardFiles()
     let api = HistoryAPI(
         store: store, maxRequestBytes: configuration.limits.maxRequestBytes, maxDocumentBytes: configuration.limits.maxDocumentBytes)
@@ -63,15 +63,15 @@ public func buildRouter(
         try files.response(for: context.parameters.getCatchAll().map(String.init), underAssets: true)
     }
 
-    router.get("/api/plan") { _, _ in try api.plan() }
+    router.get("/api/plan") { _, context in try api.plan(for: context.patient) }
     router.put("/api/plan") { request, context in try await api.savePlan(request, context: context) }
-    router.get("/api/sessions") { request, _ in try api.sessions(request) }
-    router.post("/api/sessions") { request, _ in try await api.importSession(request) }
-    router.get("/api/sessions/:id") { _, context in try api.session(sessionID(context)) }
-    router.get("/api/sessions/:id/frames") { _, context in try api.frames(sessionID(context)) }
-    router.get("/api/sessions/:id/export.csv") { _, context in try api.exportCSV(sessionID(context)) }
-    router.get("/api/sessions/:id/export.json") { _, context in try api.exportJSON(sessionID(context)) }
-    router.get("/api/trends") { request, _ in try api.trends(request) }
+    router.get("/api/sessions") { request, context in try api.sessions(request, of: context.patient) }
+    router.post("/api/sessions") { request, context in try await api.importSession(request, for: context.patient) }
+    router.get("/api/sessions/:id") { _, context in try api.session(sessionID(context), of: context.patient) }
+    router.get("/api/sessions/:id/frames") { _, context in try api.frames(sessionID(context), of: context.patient) }
+    router.get("/api/sessions/:id/export.csv") { _, context in try api.exportCSV(sessionID(context), of: context.patient) }
+    router.get("/api/sessions/:id/export.json") { _, context in try api.exportJSON(sessionID(context), of: context.patient) }
+    router.get("/api/trends") { request, context in try api.trends(request, of: context.patient) }
     router.get("/api/health") { _, _ in jsonResponse(LiveSession.encode(live.health)) }
     router.on("/api/**", method: .get) { request, _ -> Response in throw APIError(.notFound, "no such API: \(request.uri.path)") }
     return router
@@ -93,14 +93,16 @@ public func buildWebSocketRouter(
             let client = context.clientAddress ?? "unknown"
             if let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
             let presented = AccessPolicy.presented(by: request)
-            guard access.admits(presented) else {
+            guard try access.admits(presented) || AccessGate.patient(presenting: presented, in: store) != nil else {
                 if presented != .none { failures.record(client) }
                 return .dontUpgrade
             }
         }
         return .upgrade([:])
     } onUpgrade: { inbound, outbound, context in
-        var session = LiveSession(configuration: configuration, store: store, gate: live.gate, logger: context.logger)
+        let presented = AccessPolicy.presented(by: context.request)
+        let patient = configuration.access?.admits(presented) == true ? nil : try AccessGate.patient(presenting: presented, in: store)
+        var session = LiveSession(configuration: configuration, store: store, gate: live.gate, logger: context.logger, patient: patient)
         var rate = MessageRate(perSecond: limits.messagesPerSecond, burst: limits.messageBurst)
         do {
             for try await message in inbound.messages(maxSize: limits.maxMessageBytes) {

@@ -3,17 +3,22 @@ import Hummingbird
 import OPEPHistory
 import OPEPKit
 
-/// The JSON API over the history: the plan, sessions, frames, exports, imports and trends.
+/// The JSON API over the history: the plan, sessions, frames, exports, imports and trends. A
+/// request with a patient's token (`patient`) reads that patient's plan and sessions only, and
+/// saves its sessions as theirs; without, the whole history.
 struct HistoryAPI: Sendable {
     let store: HistoryStore
     let maxRequestBytes: Int
     let maxDocumentBytes: Int
 
-    func plan() throws -> Response {
-        jsonResponse(LiveSession.encode(try store.plan()))
+    func plan(for patient: Patient?) throws -> Response {
+        jsonResponse(LiveSession.encode(try patient?.plan ?? store.plan()))
     }
 
-    func savePlan(_ request: Request, context: some RequestContext) async throws -> Response {
+    func savePlan(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        guard context.patient == nil else {
+            throw APIError(.forbidden, "your plan is set by your physiotherapist: ask them to change it")
+        }
         var request = request
         let body: ByteBuffer
         do {
@@ -38,17 +43,18 @@ struct HistoryAPI: Sendable {
         return jsonResponse(LiveSession.encode(plan))
     }
 
-    func sessions(_ request: Request) throws -> Response {
+    func sessions(_ request: Request, of patient: Patient?) throws -> Response {
         let query = request.uri.queryParameters
         let limit = query.get("limit", as: Int.self)
         if let limit, limit < 1 { throw APIError(.badRequest, "limit must be at least 1") }
-        let rows = try store.sessions(limit: limit)
+        let rows = try store.sessions(limit: limit, patient: patient?.id)
         return jsonResponse(LiveSession.encode(["sessions": rows]))
     }
 
     /// `POST /api/sessions`: saves a session from its document (`opep analyze --format json`, the
-    /// phone's export). 201 with its id when new, 200 with the same id when it was already saved.
-    func importSession(_ request: Request) async throws -> Response {
+    /// phone's export), as `patient`'s when given. 201 with its id when new, 200 with the same id
+    /// when it was already saved.
+    func importSession(_ request: Request, for patient: Patient?) async throws -> Response {
         var request = request
         let body: ByteBuffer
         do {
@@ -66,7 +72,7 @@ struct HistoryAPI: Sendable {
         }
         let saved: SessionImport
         do {
-            saved = try store.importSession(document, source: .imported, defaultStart: Date())
+            saved = try store.importSession(document, source: .imported, defaultStart: Date(), patient: patient?.id)
         } catch let error as SessionDocumentError {
             throw APIError(.badRequest, "the session document does not hold together: \(error)")
         }
@@ -75,12 +81,21 @@ struct HistoryAPI: Sendable {
         return response
     }
 
-    func session(_ id: Int64) throws -> Response {
+    /// A 404 for a session that is not there, or not `patient`'s: a patient learns nothing of
+    /// anyone else's sessions, not even that they exist.
+    private func requireVisible(_ id: Int64, to patient: Patient?) throws {
+        guard let patient else { return }
+        guard try store.session(id, belongsTo: patient.id) else { throw APIError(.notFound, "no session \(id)") }
+    }
+
+    func session(_ id: Int64, of patient: Patient?) throws -> Response {
+        try requireVisible(id, to: patient)
         guard let detail = try store.session(id) else { throw APIError(.notFound, "no session \(id)") }
         return jsonResponse(LiveSession.encode(detail))
     }
 
-    func frames(_ id: Int64) throws -> Response {
+    func frames(_ id: Int64, of patient: Patient?) throws -> Response {
+        try requireVisible(id, to: patient)
         guard let frames = try store.frames(id) else { throw APIError(.notFound, "no session \(id)") }
         var text = "{\"frames\":["
         text.reserveCapacity(frames.count * 32 + 16)
@@ -92,7 +107,8 @@ struct HistoryAPI: Sendable {
         return jsonResponse(text)
     }
 
-    func exportCSV(_ id: Int64) throws -> Response {
+    func exportCSV(_ id: Int64, of patient: Patient?) throws -> Response {
+        try requireVisible(id, to: patient)
         guard let csv = try store.exportCSV(id) else { throw APIError(.notFound, "no session \(id)") }
         return Response(
             status: .ok,
@@ -100,17 +116,18 @@ struct HistoryAPI: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: csv)))
     }
 
-    func exportJSON(_ id: Int64) throws -> Response {
+    func exportJSON(_ id: Int64, of patient: Patient?) throws -> Response {
+        try requireVisible(id, to: patient)
         guard let json = try store.exportJSON(id) else { throw APIError(.notFound, "no session \(id)") }
         var response = jsonResponse(json)
         response.headers[.contentDisposition] = "attachment; filename=\"opep-session-\(id).json\""
         return response
     }
 
-    func trends(_ request: Request) throws -> Response {
+    func trends(_ request: Request, of patient: Patient?) throws -> Response {
         let days = request.uri.queryParameters.get("days", as: Int.self) ?? 30
         guard days >= 1, days <= 3660 else { throw APIError(.badRequest, "days must be between 1 and 3660") }
-        return jsonResponse(LiveSession.encode(["days": try store.trends(days: days)]))
+        return jsonResponse(LiveSession.encode(["days": try store.trends(days: days, patient: patient?.id)]))
     }
 }
 

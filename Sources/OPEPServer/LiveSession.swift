@@ -48,6 +48,8 @@ public struct LiveSession {
     private let store: HistoryStore
     private var logger: Logger
     private let gate: SessionGate
+    /// The patient whose token opened the connection; nil for the server's own.
+    private let patient: Patient?
 
     private var run: AnalysisRun?
     private var recorder: SessionRecorder?
@@ -76,11 +78,14 @@ public struct LiveSession {
     /// Whether the last flush to the history failed (its database unreachable).
     private var savingFails = false
 
-    public init(configuration: ServerConfiguration, store: HistoryStore, gate: SessionGate, logger: Logger) {
+    /// - Parameter patient: the patient whose token opened the connection: the session follows
+    ///   their plan (whatever `start` sends) and is saved as theirs.
+    public init(configuration: ServerConfiguration, store: HistoryStore, gate: SessionGate, logger: Logger, patient: Patient? = nil) {
         self.configuration = configuration
         self.store = store
         self.gate = gate
         self.logger = logger
+        self.patient = patient
     }
 
     /// The session's id in the history, once started.
@@ -219,7 +224,7 @@ public struct LiveSession {
         }
         let plan: TherapyPlan
         do {
-            plan = try message.plan ?? store.plan()
+            plan = try patient?.plan ?? message.plan ?? store.plan()
             try plan.validate()
         } catch {
             return refuse("the plan is not usable: \(error)")
@@ -243,7 +248,7 @@ public struct LiveSession {
                 recorder = try store.beginSession(
                     plan: plan, source: .browser, configuration: analyzerConfiguration, frameInterval: run.frameInterval,
                     latency: run.latency, input: "live stream, 32-bit float PCM, \(Self.number(rate)) Hz, mono",
-                    flushInterval: configuration.flushInterval)
+                    flushInterval: configuration.flushInterval, patient: patient?.id)
             } catch {
                 gate.leave()
                 logger.error("cannot create a session in the history", metadata: ["error": "\(error)"])

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import OPEPHistory
 
 /// Who may use the server: when set, every page, API call and `/live` connection must carry the
 /// access token (`?token=` once, then the cookie; or `Authorization: Bearer`).
@@ -60,8 +61,11 @@ public struct AccessPolicy: Sendable {
     }
 
     /// The `Set-Cookie` value that keeps the token in the browser.
-    var cookie: String {
-        "\(Self.cookieName)=\(token.text); Path=/; Max-Age=\(Self.cookieMaxAge); HttpOnly\(secureCookie ? "; Secure" : ""); SameSite=Strict"
+    var cookie: String { Self.cookie(keeping: token.text, secure: secureCookie) }
+
+    /// The `Set-Cookie` value that keeps `token` (the server's or a patient's) in the browser.
+    static func cookie(keeping token: String, secure: Bool) -> String {
+        "\(cookieName)=\(token); Path=/; Max-Age=\(cookieMaxAge); HttpOnly\(secure ? "; Secure" : ""); SameSite=Strict"
     }
 }
 
@@ -107,38 +111,63 @@ public final class FailedAttempts: @unchecked Sendable {
     }
 }
 
-/// Requires the access token on every route but the app's static files (its code, manifest,
-/// service worker and icons hold no health data, and browsers fetch the manifest without cookies).
+/// Tells whose each request is, and requires a token where the server needs one, on every route
+/// but the app's static files (its code, manifest, service worker and icons hold no health data,
+/// and browsers fetch the manifest without cookies).
 ///
-/// A page opened with the right `?token=` is redirected to the same address without it and the
-/// token is kept in an `HttpOnly`, `SameSite=Strict` cookie (`Secure` over HTTPS). A missing or
-/// wrong token is answered 401 (JSON under `/api`, a short page elsewhere); a client that sent
-/// ``FailedAttempts/limit`` wrong tokens within the window gets 429 until it has passed.
-struct AccessGate<Context: ClientAddressContext>: RouterMiddleware {
-    let policy: AccessPolicy
+/// The server's own token (``AccessPolicy``) opens the whole history; a patient's token (``Patient``,
+/// from `opep clinic add-patient`) opens that patient's plan and sessions only, and is taken with or
+/// without a policy. Without a policy (a personal server on loopback) a request without a
+/// patient's token is the owner's, as before.
+///
+/// A page opened with a right `?token=` is redirected to the same address without it and the token
+/// is kept in an `HttpOnly`, `SameSite=Strict` cookie (`Secure` over HTTPS). Where a policy is set,
+/// a missing or wrong token is answered 401 (JSON under `/api`, a short page elsewhere), and a
+/// client that sent ``FailedAttempts/limit`` wrong tokens within the window gets 429 until it has
+/// passed.
+struct AccessGate: RouterMiddleware {
+    let policy: AccessPolicy?
+    let store: HistoryStore
     let failures: FailedAttempts
+    /// Whether the server speaks HTTPS (a patient's cookie is then `Secure`).
+    let secure: Bool
 
     static func isPublic(_ path: String) -> Bool {
         path.hasPrefix("/assets/") || path == "/manifest.webmanifest" || path == "/sw.js"
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: ServerRequestContext, next: (Request, ServerRequestContext) async throws -> Response
+    ) async throws -> Response {
         if Self.isPublic(request.uri.path) { return try await next(request, context) }
         let client = context.clientAddress ?? "unknown"
-        if let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
+        if policy != nil, let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
         let presented = AccessPolicy.presented(by: request)
-        guard policy.admits(presented) else {
+        var context = context
+        var kept: String?
+        if let policy, policy.admits(presented) {
+            kept = policy.token.text
+        } else if let patient = try Self.patient(presenting: presented, in: store) {
+            context.patient = patient
+            kept = presented.value.map(String.init)
+        } else if policy != nil {
             if presented != .none { failures.record(client) }
             throw AccessRefusal.missingToken(api: request.uri.path.hasPrefix("/api/"), wrong: presented != .none)
         }
-        if case .query = presented, request.method == .get, !request.uri.path.hasPrefix("/api/") {
+        if case .query = presented, let kept, request.method == .get, !request.uri.path.hasPrefix("/api/") {
             var response = Response(status: .seeOther)
             response.headers[.location] = Self.addressWithoutToken(request.uri)
-            response.headers[.setCookie] = policy.cookie
+            response.headers[.setCookie] = AccessPolicy.cookie(keeping: kept, secure: policy?.secureCookie ?? secure)
             response.headers[.cacheControl] = "no-store"
             return response
         }
         return try await next(request, context)
+    }
+
+    /// The patient whose token was presented, if any (a text that cannot be a token is looked up in vain).
+    static func patient(presenting presented: AccessPolicy.Presented, in store: HistoryStore) throws -> Patient? {
+        guard let value = presented.value, let token = AccessToken(text: String(value)) else { return nil }
+        return try store.patient(presenting: token.text)
     }
 
     /// The request's path and query, the `token` parameter removed.

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdWebSocket
+import OPEPHistory
 
 /// A request context that knows the client's address (for counting wrong tokens per client).
 public protocol ClientAddressContext: RequestContext {
@@ -11,6 +12,9 @@ public protocol ClientAddressContext: RequestContext {
 public struct ServerRequestContext: ClientAddressContext {
     public var coreContext: CoreRequestContextStorage
     public let clientAddress: String?
+    /// The patient whose token the request presented (``AccessGate``); nil for the server's own
+    /// token, or no token where none is needed: the whole history.
+    public var patient: Patient?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
