@@ -95,6 +95,46 @@ extension HistoryStore {
         }
     }
 
+    /// The clinician `id`; nil when there is none.
+    public func clinician(_ id: Int64) throws -> Clinician? {
+        try database.read { db in try db.row("SELECT * FROM clinicians WHERE id = ?", [id]).map(Self.clinician) }
+    }
+
+    // MARK: Signing in
+
+    /// Records that the clinician `clinicianID` signed in with `token` (kept as its SHA-256) until
+    /// `expires`; sign-ins already expired are forgotten at the same time.
+    public func recordSignIn(clinician clinicianID: Int64, token: String, expires: Date, now: Date = Date()) throws {
+        let digest = Self.tokenDigest(token)
+        try database.write { db in
+            try db.execute("DELETE FROM clinician_sign_ins WHERE expires_at <= ?", [now.timeIntervalSince1970])
+            try db.execute(
+                "INSERT INTO clinician_sign_ins (token_hash, clinician_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                [digest, clinicianID, now.timeIntervalSince1970, expires.timeIntervalSince1970])
+        }
+    }
+
+    /// The clinician signed in with `token`, while the sign-in holds; nil otherwise.
+    public func clinician(signedInWith token: String, now: Date = Date()) throws -> Clinician? {
+        let digest = Self.tokenDigest(token)
+        return try database.read { db in
+            try db.row(
+                """
+                SELECT clinicians.* FROM clinician_sign_ins JOIN clinicians ON clinicians.id = clinician_sign_ins.clinician_id
+                WHERE clinician_sign_ins.token_hash = ? AND clinician_sign_ins.expires_at > ?
+                """,
+                [digest, now.timeIntervalSince1970]
+            ).map(Self.clinician)
+        }
+    }
+
+    /// Forgets the sign-in made with `token` (signing out); false when there was none.
+    @discardableResult
+    public func forgetSignIn(token: String) throws -> Bool {
+        let digest = Self.tokenDigest(token)
+        return try database.write { db in try db.execute("DELETE FROM clinician_sign_ins WHERE token_hash = ?", [digest]) > 0 }
+    }
+
     // MARK: Patients
 
     /// Adds a patient followed by the clinician `clinicianID`, with `plan` and the access token
@@ -187,5 +227,79 @@ extension HistoryStore {
             throw ClinicRecordError(field: field, value: name, expected: "1-\(longestName) characters without control characters")
         }
         return trimmed
+    }
+}
+
+/// A patient's adherence at a glance, for their clinician: their sessions, breaths and time in
+/// target over the last 7 days and the 7 before, and when their last session started.
+public struct PatientAdherence: Sendable, Hashable, Codable {
+    /// What one week held.
+    public struct Week: Sendable, Hashable, Codable {
+        public var sessions: Int
+        public var breaths: Int
+        /// Share of the week's flutter time within the target, weighted by each session's
+        /// exhalation time; nil when no flutter was measured.
+        public var shareInTarget: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case sessions, breaths, shareInTarget = "share_in_target"
+        }
+    }
+
+    public var patient: Patient
+    /// ISO 8601, UTC; nil before their first session.
+    public var lastSession: String?
+    /// The 7 days up to now.
+    public var thisWeek: Week
+    /// The 7 days before those.
+    public var weekBefore: Week
+
+    enum CodingKeys: String, CodingKey {
+        case patient, lastSession = "last_session", thisWeek = "this_week", weekBefore = "week_before"
+    }
+}
+
+extension HistoryStore {
+    /// Seconds in the weeks of ``PatientAdherence``.
+    static let week: TimeInterval = 7 * 24 * 3600
+
+    /// `patient`'s adherence at `now` (``PatientAdherence``).
+    public func adherence(of patient: Patient, now: Date = Date()) throws -> PatientAdherence {
+        let end = now.timeIntervalSince1970
+        let (rows, last) = try database.read { db in
+            (
+                try db.rows(
+                    """
+                    SELECT started_at, breath_count, share_in_target, exhalation_time_s FROM sessions
+                    WHERE patient_id = ? AND started_at >= ? AND started_at < ?
+                    """,
+                    [patient.id, end - 2 * Self.week, end]),
+                try db.row("SELECT MAX(started_at) AS last FROM sessions WHERE patient_id = ?", [patient.id])?.get("last") as Double?
+            )
+        }
+        var weeks = [(sessions: 0, breaths: 0, share: 0.0, weight: 0.0), (sessions: 0, breaths: 0, share: 0.0, weight: 0.0)]
+        for row in rows {
+            let index = (try row.get("started_at") as Double) >= end - Self.week ? 0 : 1
+            weeks[index].sessions += 1
+            weeks[index].breaths += try row.get("breath_count") as Int
+            let weight = max(try row.get("exhalation_time_s") as Double, 0)
+            if let share = try row.get("share_in_target") as Double?, weight > 0 {
+                weeks[index].share += share * weight
+                weeks[index].weight += weight
+            }
+        }
+        let figures = weeks.map { PatientAdherence.Week(sessions: $0.sessions, breaths: $0.breaths, shareInTarget: $0.weight > 0 ? $0.share / $0.weight : nil) }
+        return PatientAdherence(
+            patient: patient, lastSession: last.map { Self.iso8601(Date(timeIntervalSince1970: $0)) },
+            thisWeek: figures[0], weekBefore: figures[1])
+    }
+
+    /// Whether the session `id` is a patient's whom the clinician `clinician` follows.
+    public func session(_ id: Int64, followedBy clinician: Int64) throws -> Bool {
+        try database.read { db in
+            try db.row(
+                "SELECT 1 FROM sessions JOIN patients ON patients.id = sessions.patient_id WHERE sessions.id = ? AND patients.clinician_id = ?",
+                [id, clinician]) != nil
+        }
     }
 }

@@ -43,10 +43,8 @@ public func buildRouter(
     if !configuration.uploadOrigins.isEmpty {
         router.add(middleware: UploadOrigins(origins: configuration.uploadOrigins))
     }
-    router.add(middleware: AccessGate(
-        policy: configuration.access, store: store,
-        failures: failures ?? FailedAttempts(limit: configuration.limits.maxFailedTokens, window: configuration.limits.failedTokenWindow),
-        secure: configuration.tls != nil))
+    let failures = failures ?? FailedAttempts(limit: configuration.limits.maxFailedTokens, window: configuration.limits.failedTokenWindow)
+    router.add(middleware: AccessGate(policy: configuration.access, store: store, failures: failures, secure: configuration.tls != nil))
     let files = DashboardFiles()
     let api = HistoryAPI(
         store: store, maxRequestBytes: configuration.limits.maxRequestBytes, maxDocumentBytes: configuration.limits.maxDocumentBytes)
@@ -63,15 +61,22 @@ public func buildRouter(
         try files.response(for: context.parameters.getCatchAll().map(String.init), underAssets: true)
     }
 
-    router.get("/api/plan") { _, context in try api.plan(for: context.patient) }
+    router.get("/api/plan") { _, context in try api.plan(for: HistoryAPI.reader(context)) }
     router.put("/api/plan") { request, context in try await api.savePlan(request, context: context) }
-    router.get("/api/sessions") { request, context in try api.sessions(request, of: context.patient) }
-    router.post("/api/sessions") { request, context in try await api.importSession(request, for: context.patient) }
-    router.get("/api/sessions/:id") { _, context in try api.session(sessionID(context), of: context.patient) }
-    router.get("/api/sessions/:id/frames") { _, context in try api.frames(sessionID(context), of: context.patient) }
-    router.get("/api/sessions/:id/export.csv") { _, context in try api.exportCSV(sessionID(context), of: context.patient) }
-    router.get("/api/sessions/:id/export.json") { _, context in try api.exportJSON(sessionID(context), of: context.patient) }
-    router.get("/api/trends") { request, context in try api.trends(request, of: context.patient) }
+    router.get("/api/sessions") { request, context in try api.sessions(request, of: HistoryAPI.reader(context)) }
+    router.post("/api/sessions") { request, context in try await api.importSession(request, for: HistoryAPI.reader(context)) }
+    router.get("/api/sessions/:id") { _, context in try api.session(sessionID(context), for: context) }
+    router.get("/api/sessions/:id/frames") { _, context in try api.frames(sessionID(context), for: context) }
+    router.get("/api/sessions/:id/export.csv") { _, context in try api.exportCSV(sessionID(context), for: context) }
+    router.get("/api/sessions/:id/export.json") { _, context in try api.exportJSON(sessionID(context), for: context) }
+    router.get("/api/trends") { request, context in try api.trends(request, of: HistoryAPI.reader(context)) }
+
+    let clinic = ClinicAPI(store: store, failures: failures, maxRequestBytes: configuration.limits.maxRequestBytes, secure: configuration.tls != nil)
+    router.post("/api/clinic/sign-in") { request, context in try await clinic.signIn(request, context: context) }
+    router.post("/api/clinic/sign-out") { request, _ in try clinic.signOut(request) }
+    router.get("/api/clinic/patients") { _, context in try clinic.patients(context) }
+    router.get("/api/clinic/patients/:id") { _, context in try clinic.patient(patientID(context), context: context) }
+    router.put("/api/clinic/patients/:id/plan") { request, context in try await clinic.savePlan(patientID(context), request, context: context) }
     router.get("/api/health") { _, _ in jsonResponse(LiveSession.encode(live.health)) }
     router.on("/api/**", method: .get) { request, _ -> Response in throw APIError(.notFound, "no such API: \(request.uri.path)") }
     return router

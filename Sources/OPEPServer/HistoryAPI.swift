@@ -15,8 +15,18 @@ struct HistoryAPI: Sendable {
         jsonResponse(LiveSession.encode(try patient?.plan ?? store.plan()))
     }
 
+    /// Whose history a request of the owner's or a patient's reads: nil for the whole history, or
+    /// the patient's. A clinician reads their patients' through the clinic's API
+    /// (`/api/clinic/...`), so here they are answered 403.
+    static func reader(_ context: ServerRequestContext) throws -> Patient? {
+        guard context.clinician == nil || context.patient != nil else {
+            throw APIError(.forbidden, "a clinician reads their patients' plans and sessions through /api/clinic/patients")
+        }
+        return context.patient
+    }
+
     func savePlan(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        guard context.patient == nil else {
+        guard try Self.reader(context) == nil else {
             throw APIError(.forbidden, "your plan is set by your physiotherapist: ask them to change it")
         }
         var request = request
@@ -81,21 +91,28 @@ struct HistoryAPI: Sendable {
         return response
     }
 
-    /// A 404 for a session that is not there, or not `patient`'s: a patient learns nothing of
-    /// anyone else's sessions, not even that they exist.
-    private func requireVisible(_ id: Int64, to patient: Patient?) throws {
-        guard let patient else { return }
-        guard try store.session(id, belongsTo: patient.id) else { throw APIError(.notFound, "no session \(id)") }
+    /// A 404 for a session that is not there, or not the requester's to see (a patient's own, a
+    /// clinician's patients'): nobody learns of anyone else's sessions, not even that they exist.
+    private func requireVisible(_ id: Int64, to context: ServerRequestContext) throws {
+        let visible: Bool
+        if let patient = context.patient {
+            visible = try store.session(id, belongsTo: patient.id)
+        } else if let clinician = context.clinician {
+            visible = try store.session(id, followedBy: clinician.id)
+        } else {
+            visible = true
+        }
+        guard visible else { throw APIError(.notFound, "no session \(id)") }
     }
 
-    func session(_ id: Int64, of patient: Patient?) throws -> Response {
-        try requireVisible(id, to: patient)
+    func session(_ id: Int64, for context: ServerRequestContext) throws -> Response {
+        try requireVisible(id, to: context)
         guard let detail = try store.session(id) else { throw APIError(.notFound, "no session \(id)") }
         return jsonResponse(LiveSession.encode(detail))
     }
 
-    func frames(_ id: Int64, of patient: Patient?) throws -> Response {
-        try requireVisible(id, to: patient)
+    func frames(_ id: Int64, for context: ServerRequestContext) throws -> Response {
+        try requireVisible(id, to: context)
         guard let frames = try store.frames(id) else { throw APIError(.notFound, "no session \(id)") }
         var text = "{\"frames\":["
         text.reserveCapacity(frames.count * 32 + 16)
@@ -107,8 +124,8 @@ struct HistoryAPI: Sendable {
         return jsonResponse(text)
     }
 
-    func exportCSV(_ id: Int64, of patient: Patient?) throws -> Response {
-        try requireVisible(id, to: patient)
+    func exportCSV(_ id: Int64, for context: ServerRequestContext) throws -> Response {
+        try requireVisible(id, to: context)
         guard let csv = try store.exportCSV(id) else { throw APIError(.notFound, "no session \(id)") }
         return Response(
             status: .ok,
@@ -116,8 +133,8 @@ struct HistoryAPI: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: csv)))
     }
 
-    func exportJSON(_ id: Int64, of patient: Patient?) throws -> Response {
-        try requireVisible(id, to: patient)
+    func exportJSON(_ id: Int64, for context: ServerRequestContext) throws -> Response {
+        try requireVisible(id, to: context)
         guard let json = try store.exportJSON(id) else { throw APIError(.notFound, "no session \(id)") }
         var response = jsonResponse(json)
         response.headers[.contentDisposition] = "attachment; filename=\"opep-session-\(id).json\""

@@ -107,3 +107,28 @@ final class ClinicStoreTests: XCTestCase {
         XCTAssertNil(try JSONDecoder().decode(SessionRow.self, from: Data(json.utf8)).patientID)
     }
 }
+
+/// Clinicians' sign-ins: kept as the digest of their token, until they expire or are forgotten.
+final class ClinicianSignInStoreTests: XCTestCase {
+    func testASignInHoldsUntilItExpiresOrIsForgotten() throws {
+        try eachStore { store in
+            let clinician = try store.addClinician(username: "c", name: "C", passwordHash: "h")
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            try store.recordSignIn(clinician: clinician.id, token: "sign-in-token-1", expires: start.addingTimeInterval(3600), now: start)
+            XCTAssertEqual(try store.clinician(signedInWith: "sign-in-token-1", now: start.addingTimeInterval(3599)), clinician)
+            XCTAssertNil(try store.clinician(signedInWith: "sign-in-token-1", now: start.addingTimeInterval(3600)), "expired")
+            XCTAssertNil(try store.clinician(signedInWith: "sign-in-token-2", now: start))
+
+            try store.recordSignIn(clinician: clinician.id, token: "sign-in-token-2", expires: start.addingTimeInterval(7200), now: start)
+            XCTAssertTrue(try store.forgetSignIn(token: "sign-in-token-2"))
+            XCTAssertNil(try store.clinician(signedInWith: "sign-in-token-2", now: start))
+            XCTAssertFalse(try store.forgetSignIn(token: "sign-in-token-2"))
+
+            try store.recordSignIn(clinician: clinician.id, token: "sign-in-token-3", expires: start.addingTimeInterval(9000), now: start.addingTimeInterval(4000))
+            let kept: [String] = try store.database.read { db in
+                try db.rows("SELECT token_hash FROM clinician_sign_ins", []).map { try $0.get("token_hash") }
+            }
+            XCTAssertEqual(kept, [SHA256.hex(of: Array("sign-in-token-3".utf8))], "expired sign-ins are forgotten; tokens kept as digests")
+        }
+    }
+}

@@ -25,9 +25,10 @@ final class PatientAccessTests: XCTestCase {
         var ownSession: Int64
     }
 
-    static func clinic() throws -> Clinic {
+    /// - Parameter passwordHash: the clinician's.
+    static func clinic(passwordHash: String = "h") throws -> Clinic {
         let store = try HistoryStore()
-        let clinician = try store.addClinician(username: "m.rossi", name: "Maria Rossi", passwordHash: "h")
+        let clinician = try store.addClinician(username: "m.rossi", name: "Maria Rossi", passwordHash: passwordHash)
         var plan = TherapyPlan.standard
         plan.target = TargetRange(lowerCmH2O: 12, upperCmH2O: 18)
         plan.sets = 4

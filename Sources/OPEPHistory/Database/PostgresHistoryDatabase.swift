@@ -297,6 +297,20 @@ final class PostgresHistoryDatabase: HistoryDatabase {
                 "CREATE INDEX sessions_on_patient_id ON sessions (patient_id, started_at)",
             ]
         ),
+        // Clinicians signed in, as SQLite's v9-clinician-sign-ins.
+        (
+            "v4-clinician-sign-ins",
+            [
+                """
+                CREATE TABLE clinician_sign_ins (
+                    token_hash text PRIMARY KEY,
+                    clinician_id bigint NOT NULL REFERENCES clinicians (id) ON DELETE CASCADE,
+                    created_at double precision NOT NULL,
+                    expires_at double precision NOT NULL)
+                """,
+                "CREATE INDEX clinician_sign_ins_on_clinician_id ON clinician_sign_ins (clinician_id)",
+            ]
+        ),
     ]
 }
 

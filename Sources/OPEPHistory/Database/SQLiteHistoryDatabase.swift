@@ -229,6 +229,15 @@ final class SQLiteHistoryDatabase: HistoryDatabase {
             try db.alter(table: "sessions") { t in t.add(column: "patient_id", .integer).references("patients") }
             try db.create(index: "sessions_on_patient_id", on: "sessions", columns: ["patient_id", "started_at"])
         }
+        // A clinician signed in: the SHA-256 of the token their browser keeps, until when it holds.
+        migrator.registerMigration("v9-clinician-sign-ins") { db in
+            try db.create(table: "clinician_sign_ins") { t in
+                t.primaryKey("token_hash", .text)
+                t.column("clinician_id", .integer).notNull().indexed().references("clinicians", onDelete: .cascade)
+                t.column("created_at", .double).notNull()
+                t.column("expires_at", .double).notNull()
+            }
+        }
         return migrator
     }
 }

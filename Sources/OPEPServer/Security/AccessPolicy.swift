@@ -117,8 +117,11 @@ public final class FailedAttempts: @unchecked Sendable {
 ///
 /// The server's own token (``AccessPolicy``) opens the whole history; a patient's token (``Patient``,
 /// from `opep clinic add-patient`) opens that patient's plan and sessions only, and is taken with or
-/// without a policy. Without a policy (a personal server on loopback) a request without a
-/// patient's token is the owner's, as before.
+/// without a policy; a clinician's sign-in cookie (``ClinicianSignIn``) opens their patients'
+/// sessions and the clinic's API. The clinic's pages and API (`/clinic`, `/api/clinic/...`) need no
+/// token: their handlers ask for the sign-in, and the sign-in counts wrong passwords as wrong
+/// tokens. Without a policy (a personal server on loopback) a request with none of these is the
+/// owner's, as before.
 ///
 /// A page opened with a right `?token=` is redirected to the same address without it and the token
 /// is kept in an `HttpOnly`, `SameSite=Strict` cookie (`Secure` over HTTPS). Where a policy is set,
@@ -136,20 +139,31 @@ struct AccessGate: RouterMiddleware {
         path.hasPrefix("/assets/") || path == "/manifest.webmanifest" || path == "/sw.js"
     }
 
+    /// The clinicians' pages and API, which ask for a clinician's sign-in instead of a token.
+    static func isClinic(_ path: String) -> Bool {
+        path == "/clinic" || path.hasPrefix("/clinic/") || path.hasPrefix("/api/clinic/")
+    }
+
     func handle(
         _ request: Request, context: ServerRequestContext, next: (Request, ServerRequestContext) async throws -> Response
     ) async throws -> Response {
         if Self.isPublic(request.uri.path) { return try await next(request, context) }
+        var context = context
+        if Self.isClinic(request.uri.path) {
+            context.clinician = try ClinicianSignIn.clinician(of: request, in: store)
+            return try await next(request, context)
+        }
         let client = context.clientAddress ?? "unknown"
         if policy != nil, let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
         let presented = AccessPolicy.presented(by: request)
-        var context = context
         var kept: String?
         if let policy, policy.admits(presented) {
             kept = policy.token.text
         } else if let patient = try Self.patient(presenting: presented, in: store) {
             context.patient = patient
             kept = presented.value.map(String.init)
+        } else if let clinician = try ClinicianSignIn.clinician(of: request, in: store) {
+            context.clinician = clinician
         } else if policy != nil {
             if presented != .none { failures.record(client) }
             throw AccessRefusal.missingToken(api: request.uri.path.hasPrefix("/api/"), wrong: presented != .none)

@@ -15,6 +15,10 @@ public struct ServerRequestContext: ClientAddressContext {
     /// The patient whose token the request presented (``AccessGate``); nil for the server's own
     /// token, or no token where none is needed: the whole history.
     public var patient: Patient?
+    /// The clinician signed in with the request's cookie (``ClinicianSignIn``), when the request
+    /// carries neither the server's token nor a patient's: their patients' sessions and the
+    /// clinic's API only.
+    public var clinician: Clinician?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -1,0 +1,140 @@
+import Foundation
+import Hummingbird
+import NIOPosix
+import OPEPHistory
+import OPEPKit
+
+/// The clinicians' JSON API (`/api/clinic/...`): signing in and out, their patients with their
+/// adherence at a glance, one patient's sessions and trends, and changing a patient's plan. A
+/// clinician sees only the patients they follow; any other patient answers 404, as one that does
+/// not exist.
+struct ClinicAPI: Sendable {
+    let store: HistoryStore
+    let failures: FailedAttempts
+    let maxRequestBytes: Int
+    /// Whether the server speaks HTTPS (the sign-in cookie is then `Secure`).
+    let secure: Bool
+
+    /// What `POST /api/clinic/sign-in` takes.
+    struct Credentials: Decodable {
+        var username: String
+        var password: String
+    }
+
+    /// A hash no password matches, verified when the username is unknown so that a wrong username
+    /// takes as long as a wrong password.
+    static let unknownUserHash = try! ClinicianPassword.hash("no clinician has this password")
+
+    /// `POST /api/clinic/sign-in` `{"username", "password"}`: 200 with the clinician and the
+    /// sign-in cookie; 401 for a wrong username or password, counted as a wrong token.
+    func signIn(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let client = context.clientAddress ?? "unknown"
+        if let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
+        let body = try await collect(request, what: "the sign-in")
+        let credentials: Credentials
+        do {
+            credentials = try JSONDecoder().decode(Credentials.self, from: Data(buffer: body))
+        } catch {
+            throw APIError(.badRequest, "the sign-in must be JSON {\"username\": ..., \"password\": ...}")
+        }
+        let found = try store.clinician(username: credentials.username)
+        let hash = found?.passwordHash ?? Self.unknownUserHash
+        let matches = try await NIOThreadPool.singleton.runIfActive {
+            ClinicianPassword.verify(credentials.password, hash: hash)
+        }
+        guard let clinician = found?.clinician, matches else {
+            failures.record(client)
+            throw APIError(.unauthorized, "wrong username or password")
+        }
+        let token = AccessToken.random()
+        try store.recordSignIn(clinician: clinician.id, token: token.text, expires: Date().addingTimeInterval(ClinicianSignIn.lifetime))
+        var response = jsonResponse(LiveSession.encode(["clinician": clinician]))
+        response.headers[.setCookie] = ClinicianSignIn.cookie(keeping: token.text, secure: secure)
+        return response
+    }
+
+    /// `POST /api/clinic/sign-out`: forgets the sign-in; 204 with a cookie that clears it.
+    func signOut(_ request: Request) throws -> Response {
+        if let token = ClinicianSignIn.presented(by: request) { try store.forgetSignIn(token: token) }
+        var response = Response(status: .noContent)
+        response.headers[.setCookie] = ClinicianSignIn.forgettingCookie(secure: secure)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// `GET /api/clinic/patients`: the clinician and each of their patients' adherence.
+    func patients(_ context: ServerRequestContext) throws -> Response {
+        let clinician = try signedIn(context)
+        let now = Date()
+        let patients = try store.patients(of: clinician.id).map { try store.adherence(of: $0, now: now) }
+        return jsonResponse(LiveSession.encode(PatientList(clinician: clinician, patients: patients)))
+    }
+
+    /// `GET /api/clinic/patients/:id`: one patient's adherence, sessions and daily trends (30 days).
+    func patient(_ id: Int64, context: ServerRequestContext) throws -> Response {
+        let patient = try followed(id, by: try signedIn(context))
+        let detail = PatientDetail(
+            adherence: try store.adherence(of: patient), sessions: try store.sessions(patient: patient.id),
+            days: try store.trends(days: 30, patient: patient.id))
+        return jsonResponse(LiveSession.encode(detail))
+    }
+
+    /// `PUT /api/clinic/patients/:id/plan`: the patient's new plan, validated; their coach takes it
+    /// with its next `GET /api/plan`.
+    func savePlan(_ id: Int64, _ request: Request, context: ServerRequestContext) async throws -> Response {
+        let patient = try followed(id, by: try signedIn(context))
+        let body = try await collect(request, what: "the plan")
+        let plan: TherapyPlan
+        do {
+            plan = try JSONDecoder().decode(TherapyPlan.self, from: Data(buffer: body))
+            try plan.validate()
+        } catch let error as DecodingError {
+            throw APIError(.badRequest, "the plan is not valid JSON of the expected shape: \(LiveSession.describe(error))")
+        } catch let error as EngineConfigurationError {
+            throw APIError(.badRequest, "\(error)")
+        }
+        try store.savePlan(plan, forPatient: patient.id)
+        return jsonResponse(LiveSession.encode(plan))
+    }
+
+    private func signedIn(_ context: ServerRequestContext) throws -> Clinician {
+        guard let clinician = context.clinician else { throw APIError(.unauthorized, "sign in as a clinician first") }
+        return clinician
+    }
+
+    private func followed(_ id: Int64, by clinician: Clinician) throws -> Patient {
+        guard let patient = try store.patient(id), patient.clinicianID == clinician.id else {
+            throw APIError(.notFound, "no patient \(id)")
+        }
+        return patient
+    }
+
+    private func collect(_ request: Request, what: String) async throws -> ByteBuffer {
+        var request = request
+        do {
+            return try await request.collectBody(upTo: maxRequestBytes)
+        } catch {
+            throw APIError(.contentTooLarge, "\(what) must be at most \(maxRequestBytes) bytes of JSON")
+        }
+    }
+}
+
+/// The answer to `GET /api/clinic/patients`.
+struct PatientList: Encodable {
+    var clinician: Clinician
+    var patients: [PatientAdherence]
+}
+
+/// The answer to `GET /api/clinic/patients/:id`.
+struct PatientDetail: Encodable {
+    var adherence: PatientAdherence
+    var sessions: [SessionRow]
+    var days: [TrendDay]
+}
+
+/// The `:id` of a patient's route, or a 404 naming it.
+func patientID(_ context: some RequestContext) throws -> Int64 {
+    let text = context.parameters.get("id") ?? ""
+    guard let id = Int64(text), id > 0 else { throw APIError(.notFound, "no patient \"\(text)\": patient ids are positive whole numbers") }
+    return id
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import OPEPHistory
+import OPEPKit
+import XCTest
+
+@testable import OPEPServer
+
+/// Clinicians sign in with their password and see the patients they follow, and no one else's.
+final class ClinicianAccessTests: XCTestCase {
+    static let password = "correct horse battery"
+
+    /// The clinic of ``PatientAccessTests`` with its clinician's password set, and a second
+    /// clinician following a third patient with a session of her own.
+    static func clinic() throws -> (clinic: PatientAccessTests.Clinic, other: Patient, otherSession: Int64) {
+        let clinic = try PatientAccessTests.clinic(passwordHash: try ClinicianPassword.hash(password, cost: 4))
+        let colleague = try clinic.store.addClinician(username: "j.doe", name: "Jo Doe", passwordHash: try ClinicianPassword.hash("another password", cost: 4))
+        let other = try clinic.store.addPatient(name: "Cy", clinician: colleague.id, plan: .standard, token: AccessToken.random().text)
+        let s = recordedSession
+        let recorder = try clinic.store.beginSession(
+            plan: .standard, source: .browser, configuration: s.configuration, frameInterval: s.frameInterval, latency: s.latency,
+            input: "test", patient: other.id)
+        for output in s.outputs { recorder.record(output) }
+        try recorder.finish(s.report)
+        return (clinic, other, recorder.id)
+    }
+
+    /// Signs in and returns the cookie to send back (`name=value`).
+    static func signIn(_ client: some TestClientProtocol, username: String = "m.rossi", password: String = password) async throws -> String? {
+        let body = ByteBuffer(string: #"{"username": "\#(username)", "password": "\#(password)"}"#)
+        return try await client.execute(uri: "/api/clinic/sign-in", method: .post, body: body) { response in
+            guard response.status == .ok else { return nil }
+            let cookie = try XCTUnwrap(response.headers[.setCookie])
+            let attributes = Set(cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) })
+            XCTAssertTrue(attributes.isSuperset(of: ["HttpOnly", "SameSite=Strict", "Path=/", "Max-Age=43200"]), cookie)
+            XCTAssertEqual((try json(response.body)["clinician"] as? [String: Any])?["username"] as? String, username)
+            return String(cookie.prefix { $0 != ";" })
+        }
+    }
+
+    func testAClinicianSeesTheirPatientsAdherenceAndSessionsOnly() async throws {
+        let (clinic, other, otherSession) = try Self.clinic()
+        try await securedApp(clinic.store).test(.router) { client in
+            let signedInCookie = try await Self.signIn(client)
+            let cookie = try XCTUnwrap(signedInCookie, "signed in")
+            let signedIn: HTTPFields = [.cookie: cookie]
+            try await client.execute(uri: "/api/clinic/patients", method: .get, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .ok)
+                let object = try json(response.body)
+                XCTAssertEqual((object["clinician"] as? [String: Any])?["name"] as? String, "Maria Rossi")
+                let patients = try XCTUnwrap(object["patients"] as? [[String: Any]])
+                XCTAssertEqual(patients.compactMap { ($0["patient"] as? [String: Any])?["name"] as? String }, ["Ann", "Bo"])
+                let annsWeek = try XCTUnwrap(patients.first?["this_week"] as? [String: Any])
+                XCTAssertEqual(annsWeek["sessions"] as? Int, 1)
+                XCTAssertEqual(annsWeek["breaths"] as? Int, recordedSession.report.breaths.count)
+                XCTAssertEqual((patients.first?["week_before"] as? [String: Any])?["sessions"] as? Int, 0)
+                XCTAssertNotNil(patients.first?["last_session"] as? String)
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)", method: .get, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .ok)
+                let sessions = try XCTUnwrap(try json(response.body)["sessions"] as? [[String: Any]])
+                XCTAssertEqual(sessions.compactMap { $0["id"] as? Int }, [Int(clinic.annSession)])
+            }
+            for suffix in ["", "/frames", "/export.csv", "/export.json"] {
+                try await client.execute(uri: "/api/sessions/\(clinic.annSession)\(suffix)", method: .get, headers: signedIn) { response in
+                    XCTAssertEqual(response.status, .ok, "their patient's session\(suffix)")
+                }
+                for hidden in [otherSession, clinic.ownSession] {
+                    try await client.execute(uri: "/api/sessions/\(hidden)\(suffix)", method: .get, headers: signedIn) { response in
+                        XCTAssertEqual(response.status, .notFound, "session \(hidden)\(suffix) is not of their patients")
+                    }
+                }
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(other.id)", method: .get, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .notFound, "a colleague's patient")
+                XCTAssertEqual(try json(response.body)["error"] as? String, "no patient \(other.id)")
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(other.id)/plan", method: .put, headers: signedIn, body: ByteBuffer(string: #"{"sets": 5}"#)) { response in
+                XCTAssertEqual(response.status, .notFound)
+            }
+            XCTAssertEqual(try clinic.store.patient(other.id)?.plan, .standard)
+            for (uri, method) in [("/api/sessions", HTTPRequest.Method.get), ("/api/plan", .get), ("/api/plan", .put), ("/api/trends", .get), ("/api/sessions", .post)] {
+                try await client.execute(uri: uri, method: method, headers: signedIn, body: ByteBuffer(string: "{}")) { response in
+                    XCTAssertEqual(response.status, .forbidden, "\(method) \(uri) is the owner's or a patient's")
+                }
+            }
+        }
+    }
+
+    func testAClinicianChangesTheirPatientsPlanAndTheCoachTakesIt() async throws {
+        let (clinic, _, _) = try Self.clinic()
+        try await securedApp(clinic.store).test(.router) { client in
+            let signedInCookie = try await Self.signIn(client)
+            let cookie = try XCTUnwrap(signedInCookie)
+            var plan = clinic.ann.plan
+            plan.target = TargetRange(lowerCmH2O: 15, upperCmH2O: 20)
+            plan.minutes = 20
+            let body = ByteBuffer(string: try reportJSON(plan, pretty: false))
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)/plan", method: .put, headers: [.cookie: cookie], body: body) { response in
+                XCTAssertEqual(response.status, .ok)
+            }
+            try await client.execute(uri: "/api/plan", method: .get, headers: [.authorization: "Bearer \(clinic.annToken)"]) { response in
+                let taken = try json(response.body)
+                XCTAssertEqual(taken["target_low_cmh2o"] as? Double, 15, "Ann's coach takes her new plan")
+                XCTAssertEqual(taken["minutes"] as? Double, 20)
+            }
+            try await client.execute(
+                uri: "/api/clinic/patients/\(clinic.ann.id)/plan", method: .put, headers: [.cookie: cookie],
+                body: ByteBuffer(string: #"{"sets": 0}"#)
+            ) { response in
+                XCTAssertEqual(response.status, .badRequest)
+                XCTAssertTrue((try json(response.body)["error"] as? String ?? "").contains("sets"))
+            }
+            XCTAssertEqual(try clinic.store.patient(clinic.ann.id)?.plan, plan, "the refused plan changed nothing")
+        }
+    }
+
+    func testWrongPasswordsAreRefusedCountedAndSigningOutEndsTheSignIn() async throws {
+        let (clinic, _, _) = try Self.clinic()
+        try await securedApp(clinic.store, { $0.limits.maxFailedTokens = 3 }).test(.router) { client in
+            try await client.execute(uri: "/api/clinic/patients", method: .get) { response in
+                XCTAssertEqual(response.status, .unauthorized)
+                XCTAssertEqual(try json(response.body)["error"] as? String, "sign in as a clinician first")
+            }
+            let firstCookie = try await Self.signIn(client)
+            let first = try XCTUnwrap(firstCookie)
+            try await client.execute(uri: "/api/clinic/sign-out", method: .post, headers: [.cookie: first]) { response in
+                XCTAssertEqual(response.status, .noContent)
+                XCTAssertTrue(response.headers[.setCookie]?.contains("Max-Age=0") ?? false)
+            }
+            try await client.execute(uri: "/api/clinic/patients", method: .get, headers: [.cookie: first]) { response in
+                XCTAssertEqual(response.status, .unauthorized, "signed out")
+            }
+            try await client.execute(uri: "/api/sessions/\(clinic.annSession)", method: .get, headers: [.cookie: first]) { response in
+                XCTAssertEqual(response.status, .unauthorized, "a forgotten sign-in opens nothing")
+            }
+
+            let signedInCookie = try await Self.signIn(client)
+            let cookie = try XCTUnwrap(signedInCookie)
+            let wrongPassword = try await Self.signIn(client, password: "wrong password")
+            XCTAssertNil(wrongPassword, "a wrong password")
+            let unknown = try await Self.signIn(client, username: "nobody")
+            XCTAssertNil(unknown, "an unknown clinician")
+            let colleague = try await Self.signIn(client, username: "j.doe")
+            XCTAssertNil(colleague, "a colleague's name with one's own password")
+            try await client.execute(
+                uri: "/api/clinic/sign-in", method: .post, body: ByteBuffer(string: #"{"username": "m.rossi", "password": "\#(Self.password)"}"#)
+            ) { response in
+                XCTAssertEqual(response.status, .tooManyRequests, "three wrong passwords lock the address out, the right one too")
+                XCTAssertNotNil(response.headers[.retryAfter])
+            }
+            try await client.execute(uri: "/api/clinic/patients", method: .get, headers: [.cookie: cookie]) { response in
+                XCTAssertEqual(response.status, .ok, "a sign-in made before still holds")
+            }
+        }
+    }
+}
