@@ -51,6 +51,7 @@ public func buildRouter(
 
     router.get("/") { _, _ in try files.response(for: ["index.html"]) }
     router.get("/history") { _, _ in try files.response(for: ["history.html"]) }
+    router.get("/clinic") { _, _ in try files.response(for: ["clinic.html"]) }
     router.get("/sessions/:id") { _, context in
         _ = try sessionID(context)
         return try files.response(for: ["session.html"])

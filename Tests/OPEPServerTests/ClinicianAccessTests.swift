@@ -117,6 +117,27 @@ final class ClinicianAccessTests: XCTestCase {
         }
     }
 
+    func testTheClinicPageNeedsNoTokenAndTheOtherPagesStillDo() async throws {
+        let (clinic, _, _) = try Self.clinic()
+        try await securedApp(clinic.store).test(.router) { client in
+            try await client.execute(uri: "/clinic", method: .get) { response in
+                XCTAssertEqual(response.status, .ok)
+                XCTAssertEqual(response.headers[.contentType], "text/html; charset=utf-8")
+                XCTAssertTrue(String(buffer: response.body).contains("/assets/clinic.js"))
+            }
+            for uri in ["/", "/history", "/sessions/\(clinic.annSession)"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    XCTAssertEqual(response.status, .unauthorized, "\(uri) without a token or a sign-in")
+                }
+            }
+            let signedInCookie = try await Self.signIn(client)
+            let cookie = try XCTUnwrap(signedInCookie)
+            try await client.execute(uri: "/sessions/\(clinic.annSession)", method: .get, headers: [.cookie: cookie]) { response in
+                XCTAssertEqual(response.status, .ok, "a session's page, for a signed-in clinician")
+            }
+        }
+    }
+
     func testWrongPasswordsAreRefusedCountedAndSigningOutEndsTheSignIn() async throws {
         let (clinic, _, _) = try Self.clinic()
         try await securedApp(clinic.store, { $0.limits.maxFailedTokens = 3 }).test(.router) { client in

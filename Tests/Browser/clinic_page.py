@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""The clinicians' page in a real browser, as a physiotherapist uses it.
+
+Adds a clinician, her two patients and a colleague with one patient of his own (`opep clinic`),
+has the first patient's phone upload a session with her own token, then in headless Chromium
+opens /clinic under `opep serve`: a wrong password is refused on the page; signed in, the page
+lists her two patients (not the colleague's), the first with this week's session and its breaths;
+opening that patient shows the session, whose own page opens; the plan changed on the page is
+what the patient's coach then reads with her token; signing out shows the sign-in again.
+
+    Tests/Browser/clinic_page.py --opep .build/debug/opep [--screenshot FILE.png]
+
+Needs Debian's chromium and chromium-driver (.ci/run installs them). Exits non-zero on failure.
+"""
+import argparse, json, os, shutil, subprocess, sys, tempfile, urllib.request
+
+from dashboard_e2e import WebDriver, free_port, stop, wait, _reachable
+
+PASSWORD = "correct horse battery"
+
+
+def opep(binary, *arguments, stdin=None):
+    result = subprocess.run([binary, *arguments], input=stdin, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AssertionError(f"opep {' '.join(arguments)} failed: {result.stderr}")
+    return result.stdout
+
+
+def token_of(added):
+    line = next(line for line in added.splitlines() if line.startswith("Access token"))
+    return line.split()[-1]
+
+
+def api(url, method="GET", token=None, body=None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, data=body, method=method, headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status, json.load(response)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--opep", default=".build/debug/opep")
+    parser.add_argument("--screenshot")
+    options = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="opep-clinic-")
+    processes = []
+    driver = None
+    try:
+        database = os.path.join(work, "history.sqlite")
+        opep(options.opep, "clinic", "add-clinician", "m.rossi", "--name", "Maria Rossi", "--database", database, stdin=PASSWORD + "\n")
+        opep(options.opep, "clinic", "add-clinician", "j.doe", "--name", "Jo Doe", "--database", database, stdin="another password\n")
+        ann = token_of(opep(options.opep, "clinic", "add-patient", "--clinician", "m.rossi", "--name", "Ann Smith", "--database", database))
+        opep(options.opep, "clinic", "add-patient", "--clinician", "m.rossi", "--name", "Bo Brown", "--database", database)
+        opep(options.opep, "clinic", "add-patient", "--clinician", "j.doe", "--name", "Cy Colleague", "--database", database)
+
+        wav = os.path.join(work, "session.wav")
+        opep(options.opep, "simulate", "-o", wav, "--sets", "1", "--breaths", "3", "--rest", "5", "--pressure", "12-18", "--seed", "4")
+        document = opep(options.opep, "analyze", wav, "--format", "json")
+        breaths = len(json.loads(document)["breaths"])
+
+        port = free_port()
+        server = subprocess.Popen([options.opep, "serve", "--port", str(port), "--database", database],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        processes.append(server)
+        url = f"http://127.0.0.1:{port}"
+        wait("the server", lambda: _reachable(url), 60)
+        status, answer = api(url + "/api/sessions", "POST", token=ann, body=document.encode())
+        assert status == 201, f"the patient's upload answered {status} {answer}"
+        session = answer["session_id"]
+
+        driver_port = free_port()
+        processes.append(subprocess.Popen(["chromedriver", f"--port={driver_port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait("chromedriver", lambda: _reachable(f"http://127.0.0.1:{driver_port}/status"), 30)
+        driver = WebDriver(driver_port, ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1100"])
+
+        def sign_in(password):
+            driver.script("document.querySelector('#username').value = arguments[0];"
+                          "document.querySelector('#password').value = arguments[1];"
+                          "document.querySelector('#sign-in-form').requestSubmit();", "m.rossi", password)
+
+        driver.go(url + "/clinic")
+        wait("the sign-in form", lambda: driver.script("return !document.querySelector('#sign-in').hidden;"), 20)
+        sign_in("wrong password")
+        wait("the wrong password refused", lambda: "wrong username or password" in (driver.text("#status") or ""), 20)
+        sign_in(PASSWORD)
+        rows = wait("her patients listed", lambda: driver.script(
+            "return [...document.querySelectorAll('#patient-table tbody tr')].map((r) => [...r.children].map((c) => c.textContent.trim()));"), 20)
+        names = [row[0] for row in rows]
+        assert names == ["Ann Smith", "Bo Brown"], f"the page lists {names}, not her two patients"
+        assert rows[0][1] == "1" and rows[0][3] == str(breaths), f"Ann's week reads {rows[0]}, not 1 session with {breaths} breaths"
+        assert rows[1][1] == "0", f"Bo's week reads {rows[1]}"
+        assert "Maria Rossi" in (driver.text("#who") or "")
+
+        driver.click("#patient-table tbody tr:first-child button")
+        wait("Ann's session", lambda: driver.script(
+            "return document.querySelector(`#patient-sessions a[href='/sessions/${arguments[0]}']`) !== null;", session), 20)
+        driver.script("const f = document.querySelector('#patient-plan'); f.elements.sets.value = '4'; f.elements.target_low_cmh2o.value = '12';"
+                      "f.requestSubmit();")
+        wait("the plan saved", lambda: (driver.text("#plan-message") or "").startswith("Saved"), 20)
+        if options.screenshot:
+            driver.screenshot(options.screenshot)
+        _, plan = api(url + "/api/plan", token=ann)
+        assert plan["sets"] == 4 and plan["target_low_cmh2o"] == 12, f"Ann's coach reads {plan}"
+
+        driver.go(f"{url}/sessions/{session}")
+        wait("the session's own page", lambda: (driver.text("#summary-breaths") or "").startswith(str(breaths)), 20)
+
+        driver.go(url + "/clinic")
+        wait("signed in still", lambda: driver.script("return !document.querySelector('#sign-out').hidden;"), 20)
+        driver.click("#sign-out")
+        wait("the sign-in form again", lambda: driver.script("return !document.querySelector('#sign-in').hidden;"), 20)
+        driver.go(url + "/clinic")
+        wait("still signed out after a reload", lambda: driver.script("return !document.querySelector('#sign-in').hidden;"), 20)
+        print(f"ok: a wrong password refused; 2 patients listed, Ann with 1 session of {breaths} breaths; "
+              "her session opens; the plan changed on the page reaches her coach; signed out")
+        return 0
+    except Exception as error:
+        print(f"clinic page: FAILED: {error}", file=sys.stderr)
+        if processes and processes[0].poll() is not None:
+            print(processes[0].stdout.read(), file=sys.stderr)
+        return 1
+    finally:
+        if driver:
+            driver.quit()
+        for process in processes:
+            stop(process)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
