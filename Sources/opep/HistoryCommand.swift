@@ -14,7 +14,8 @@ struct HistoryCommand: ParsableCommand {
             `export ID --format json|csv` writes it as `opep analyze` would (the CSV has 20 frames per \
             second, as kept in the history); `import FILE...` saves sessions from their JSON documents \
             (`opep analyze --format json`, the phone's export), each once however often it is imported. \
-            A session starts at the document's recorded_at, else at the file's modification time.
+            A session starts at the document's recorded_at, else at the file's modification time. In a \
+            clinic's history, --patient ID lists one patient's sessions, or imports the files as theirs.
             """
     )
 
@@ -46,6 +47,10 @@ struct HistoryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("List sessions up to this day, included.", valueName: "YYYY-MM-DD"))
     var to: String?
 
+    @Option(help: ArgumentHelp(
+        "List only this patient's sessions, or import the files as theirs (`opep clinic` lists the patients).", valueName: "ID"))
+    var patient: Int64?
+
     func validate() throws {
         switch action {
         case .list:
@@ -55,13 +60,14 @@ struct HistoryCommand: ParsableCommand {
             guard let first = operands.first else { throw ValidationError("`\(action.rawValue)` needs a session id, e.g. `opep history \(action.rawValue) 12`; `opep history` lists them.") }
             guard let id, id > 0 else { throw ValidationError("Session ids are positive whole numbers, not \(first).") }
             guard operands.count == 1 else { throw ValidationError("`\(action.rawValue)` takes one session id, not \(operands.count).") }
-            if from != nil || to != nil { throw ValidationError("--from and --to are for `list`.") }
+            if from != nil || to != nil || patient != nil { throw ValidationError("--from, --to and --patient are for `list`.") }
             if action == .show, format != nil { throw ValidationError("--format is for `export`; `show` prints text.") }
             if action == .export, format == nil { throw ValidationError("`export` needs --format json or --format csv.") }
         case .import:
             if operands.isEmpty { throw ValidationError("`import` needs at least one file, e.g. `opep history import session.json`.") }
-            if format != nil || from != nil || to != nil { throw ValidationError("`import` takes only files and --database.") }
+            if format != nil || from != nil || to != nil { throw ValidationError("`import` takes only files, --patient and --database.") }
         }
+        if let patient, patient < 1 { throw ValidationError("Patient ids are positive whole numbers, not \(patient).") }
         let start = try from.map { try Self.day($0, option: "--from") }
         let end = try to.map { try Self.day($0, option: "--to") }
         if let start, let end, start > end {
@@ -94,10 +100,11 @@ struct HistoryCommand: ParsableCommand {
 
     /// Imports each file, one line each; a bad file is one error line and the exit status is 1.
     private func importFiles(into store: HistoryStore) throws {
+        if let patient, try store.patient(patient) == nil { throw failure("no patient \(patient) in \(store.location) (`opep clinic` lists them)") }
         var failed = false
         for file in operands {
             do {
-                let saved = try Self.importFile(file, into: store)
+                let saved = try Self.importFile(file, into: store, patient: patient)
                 print("\(file): session \(saved.id)\(saved.created ? "" : " (already in the history)")")
             } catch {
                 printError("error: \(error)")
@@ -107,7 +114,7 @@ struct HistoryCommand: ParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
-    private static func importFile(_ file: String, into store: HistoryStore) throws -> SessionImport {
+    private static func importFile(_ file: String, into store: HistoryStore, patient: Int64?) throws -> SessionImport {
         guard FileManager.default.fileExists(atPath: file) else { throw failure("\(file): no such file") }
         let data: Data
         let modified: Date
@@ -124,7 +131,7 @@ struct HistoryCommand: ParsableCommand {
             throw failure("\(file): not a session document as `opep analyze --format json` writes it: \(LiveSession.describe(error))")
         }
         do {
-            return try store.importSession(document, source: .imported, defaultStart: modified)
+            return try store.importSession(document, source: .imported, defaultStart: modified, patient: patient)
         } catch let error as SessionDocumentError {
             throw failure("\(file): the session document does not hold together: \(error)")
         } catch {
@@ -136,9 +143,11 @@ struct HistoryCommand: ParsableCommand {
         let calendar = Calendar.current
         let start = try from.map { try Self.day($0, option: "--from") }
         let end = try to.map { try Self.day($0, option: "--to") }.flatMap { calendar.date(byAdding: .day, value: 1, to: $0) }
-        let rows = try store.sessions(from: start, to: end)
+        if let patient, try store.patient(patient) == nil { throw failure("no patient \(patient) in \(store.location) (`opep clinic` lists them)") }
+        let rows = try store.sessions(from: start, to: end, patient: patient)
         if rows.isEmpty {
-            print("No sessions\(from != nil || to != nil ? " in that period" : " yet: `opep serve` records them").")
+            let whose = patient.map { " of patient \($0)" } ?? ""
+            print("No sessions\(whose)\(from != nil || to != nil ? " in that period" : " yet: `opep serve` records them").")
             return
         }
         print("id".leftPad(5) + "  " + "started".rightPad(16) + "  " + "length".leftPad(7) + "  " + "breaths".leftPad(7) + "  " + "sets".leftPad(4)

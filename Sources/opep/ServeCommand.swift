@@ -157,10 +157,15 @@ struct ServeCommand: AsyncParsableCommand {
         let shownHosts = loopback ? [host] : (addresses.isEmpty ? ["localhost"] : addresses)
         let certificateLine = fingerprint.map { "certificate SHA-256 fingerprint: \($0.0) (\($0.1))" }
         let showCode = configuration.access != nil
+        let hasClinicians = !((try? store.clinicians()) ?? []).isEmpty
         let app = try buildApplication(configuration, store: store, logger: logger) { port in
             var lines = shownHosts.map { shown in
                 let host = shown.contains(":") ? "[\(shown)]" : shown
                 return "opep coach: \(scheme)://\(host):\(port)/\(query)  (history \(store.location); Ctrl-C stops)"
+            }
+            if hasClinicians, let first = shownHosts.first {
+                let host = first.contains(":") ? "[\(first)]" : first
+                lines.append("clinicians sign in at \(scheme)://\(host):\(port)/clinic")
             }
             if let certificateLine { lines.append(certificateLine) }
             if showCode, let first = shownHosts.first {

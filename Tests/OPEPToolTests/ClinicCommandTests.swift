@@ -55,6 +55,37 @@ final class ClinicCommandTests: XCTestCase {
         ])
     }
 
+    func testAPatientsSessionsAreImportedAndListedAsTheirs() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("clinic.sqlite")
+        let session = try simulateSession(in: directory)
+        let analysis = try run(["analyze", session.wav, "--format", "json"])
+        XCTAssertEqual(analysis.status, 0, analysis.stderr)
+        let document = try directory.write(analysis.stdout, to: "phone.json")
+        XCTAssertEqual(try run(["clinic", "add-clinician", "c", "--name", "C", "--database", database], stdin: Data("long enough password\n".utf8)).status, 0)
+        for name in ["Ann", "Bo"] {
+            XCTAssertEqual(try run(["clinic", "add-patient", "--clinician", "c", "--name", name, "--database", database]).status, 0)
+        }
+
+        let imported = try run(["history", "import", document, "--patient", "1", "--database", database])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(nonEmptyLines(imported.stdout), ["\(document): session 1"])
+        let ann = try run(["history", "--patient", "1", "--database", database])
+        XCTAssertEqual(ann.status, 0, ann.stderr)
+        XCTAssertEqual(nonEmptyLines(ann.stdout).count, 2, "a header and Ann's session: \(ann.stdout)")
+        let bo = try run(["history", "--patient", "2", "--database", database])
+        XCTAssertEqual(nonEmptyLines(bo.stdout), ["No sessions of patient 2 yet: `opep serve` records them."])
+        let list = try run(["clinic", "--database", database])
+        XCTAssertTrue(list.stdout.contains("Ann: 1 session, last "), list.stdout)
+
+        let nobody = try run(["history", "--patient", "9", "--database", database])
+        XCTAssertEqual(nobody.status, 1)
+        XCTAssertEqual(nonEmptyLines(nobody.stderr), ["opep: error: no patient 9 in \(database) (`opep clinic` lists them)"])
+        let nobodys = try run(["history", "import", document, "--patient", "9", "--database", database])
+        XCTAssertEqual(nobodys.status, 1)
+        XCTAssertEqual(nonEmptyLines(nobodys.stderr), ["opep: error: no patient 9 in \(database) (`opep clinic` lists them)"])
+    }
+
     func testWhatCannotBeAddedIsOneErrorLineAndNothingIsSaved() throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("clinic.sqlite")
