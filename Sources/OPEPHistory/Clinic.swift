@@ -95,6 +95,20 @@ extension HistoryStore {
         }
     }
 
+    /// Replaces the clinician's password hash and forgets their sign-ins, so that only the new
+    /// password opens their patients from now on; false when there is no such clinician.
+    @discardableResult
+    public func setPasswordHash(_ passwordHash: String, forClinician username: String) throws -> Bool {
+        guard !passwordHash.isEmpty else { throw ClinicRecordError(field: "password hash", value: nil, expected: "not empty") }
+        return try database.write { db in
+            guard let row = try db.row("SELECT id FROM clinicians WHERE username = ?", [username]) else { return false }
+            let id: Int64 = try row.get("id")
+            try db.execute("UPDATE clinicians SET password_hash = ? WHERE id = ?", [passwordHash, id])
+            try db.execute("DELETE FROM clinician_sign_ins WHERE clinician_id = ?", [id])
+            return true
+        }
+    }
+
     /// The clinician `id`; nil when there is none.
     public func clinician(_ id: Int64) throws -> Clinician? {
         try database.read { db in try db.row("SELECT * FROM clinicians WHERE id = ?", [id]).map(Self.clinician) }
@@ -180,6 +194,20 @@ extension HistoryStore {
     public func patient(presenting token: String) throws -> Patient? {
         let digest = Self.tokenDigest(token)
         return try database.read { db in try db.row("SELECT * FROM patients WHERE token_hash = ?", [digest]).map(Self.patient) }
+    }
+
+    /// Gives the patient `id` a new access token (kept as its SHA-256): the old one opens nothing
+    /// from now on. False when there is no such patient; ``ClinicRecordError`` for a token another
+    /// patient has.
+    @discardableResult
+    public func replaceToken(ofPatient id: Int64, with token: String) throws -> Bool {
+        let digest = Self.tokenDigest(token)
+        return try database.write { db in
+            guard try db.row("SELECT 1 FROM patients WHERE token_hash = ? AND id <> ?", [digest, id]) == nil else {
+                throw ClinicRecordError(field: "token", value: nil, expected: "one no other patient has")
+            }
+            return try db.execute("UPDATE patients SET token_hash = ? WHERE id = ?", [digest, id]) > 0
+        }
     }
 
     /// Validates and saves the plan of the patient `id`; false when there is no such patient.

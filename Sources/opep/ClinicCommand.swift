@@ -19,7 +19,10 @@ struct ClinicCommand: ParsableCommand {
             physiotherapists and the patients each follows, each patient with a plan and an access \
             token of their own for their coach. `opep clinic` (or `list`) lists them.
             """,
-        subcommands: [ClinicListCommand.self, AddClinicianCommand.self, AddPatientCommand.self, PatientPlanCommand.self],
+        subcommands: [
+            ClinicListCommand.self, AddClinicianCommand.self, SetPasswordCommand.self, AddPatientCommand.self, NewTokenCommand.self,
+            PatientPlanCommand.self,
+        ],
         defaultSubcommand: ClinicListCommand.self
     )
 }
@@ -152,6 +155,77 @@ struct AddClinicianCommand: ParsableCommand {
     }
 }
 
+struct SetPasswordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set-password",
+        abstract: "Give a clinician a new password; their sign-ins end.",
+        discussion: "The password is read as for add-clinician: the first line of standard input, or asked for twice on a terminal.")
+
+    @Argument(help: "The clinician's username.")
+    var username: String
+
+    @OptionGroup var history: HistoryDatabaseOptions
+
+    func run() throws {
+        let store = try history.openStore(missing: history.isGiven ? { "\($0): no history there" } : nil)
+        guard try store.clinician(username: username) != nil else {
+            throw failure("no clinician \(username) in \(store.location) (`opep clinic` lists them)")
+        }
+        let password = try AddClinicianCommand.readPassword(for: username)
+        do {
+            try store.setPasswordHash(try ClinicianPassword.hash(password), forClinician: username)
+        } catch let error as ClinicRecordError {
+            throw failure("\(error); nothing was saved")
+        }
+        print("Clinician \(username) has a new password; their sign-ins have ended.")
+    }
+}
+
+/// Prints a patient's new access token, and with an address where the clinic's server is
+/// reached, their pairing address and its QR code.
+private func printToken(_ token: AccessToken, address: String?) {
+    print("Access token for the patient's coach (shown only now): \(token.text)")
+    if let address {
+        let pairing = "\(address)/?token=\(token.text)"
+        print("Pairing address: \(pairing)")
+        print(ServeCommand.qrCode(pairing))
+    }
+}
+
+/// `--address`: where the clinic's server is reached, for a patient's pairing address.
+struct PairingOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Where the clinic's server is reached, e.g. https://clinic.example.org:8443.", valueName: "URL"))
+    var address: String?
+
+    func validate() throws {
+        if let address, ServeCommand.origin(address) != address {
+            throw ValidationError("--address takes the server's origin like https://clinic.example.org:8443 (scheme, host and port only), not \(address).")
+        }
+    }
+}
+
+struct NewTokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "new-token",
+        abstract: "Give a patient a new access token (a lost phone): the old one opens nothing any more.")
+
+    @Argument(help: "The patient's id (`opep clinic` lists them).")
+    var patient: Int64
+
+    @OptionGroup var pairing: PairingOptions
+
+    @OptionGroup var history: HistoryDatabaseOptions
+
+    func run() throws {
+        let store = try history.openStore(missing: history.isGiven ? { "\($0): no history there" } : nil)
+        guard let found = try store.patient(patient) else { throw failure("no patient \(patient) in \(store.location) (`opep clinic` lists them)") }
+        let token = AccessToken.random()
+        try store.replaceToken(ofPatient: found.id, with: token.text)
+        print("Patient \(found.id), \(found.name): a new access token; the old one opens nothing any more.")
+        printToken(token, address: pairing.address)
+    }
+}
+
 struct AddPatientCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-patient",
@@ -170,16 +244,9 @@ struct AddPatientCommand: ParsableCommand {
 
     @OptionGroup var plan: PlanOptions
 
-    @Option(help: ArgumentHelp("Where the clinic's server is reached, e.g. https://clinic.example.org:8443.", valueName: "URL"))
-    var address: String?
+    @OptionGroup var pairing: PairingOptions
 
     @OptionGroup var history: HistoryDatabaseOptions
-
-    func validate() throws {
-        if let address, ServeCommand.origin(address) != address {
-            throw ValidationError("--address takes the server's origin like https://clinic.example.org:8443 (scheme, host and port only), not \(address).")
-        }
-    }
 
     func run() throws {
         let store = try history.openStore()
@@ -195,12 +262,7 @@ struct AddPatientCommand: ParsableCommand {
             throw failure("\(error); nothing was saved")
         }
         print("Patient \(patient.id), \(patient.name), followed by \(follower.username): \(PlanOptions.describe(patient.plan)).")
-        print("Access token for the patient's coach (shown only now): \(token.text)")
-        if let address {
-            let pairing = "\(address)/?token=\(token.text)"
-            print("Pairing address: \(pairing)")
-            print(ServeCommand.qrCode(pairing))
-        }
+        printToken(token, address: pairing.address)
     }
 }
 

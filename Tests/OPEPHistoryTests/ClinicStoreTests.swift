@@ -132,3 +132,27 @@ final class ClinicianSignInStoreTests: XCTestCase {
         }
     }
 }
+
+/// A clinician's new password, a patient's new token.
+final class ClinicCredentialStoreTests: XCTestCase {
+    func testANewPasswordEndsTheSignInsAndANewTokenRetiresTheOld() throws {
+        try eachStore { store in
+            let clinician = try store.addClinician(username: "c", name: "C", passwordHash: "old hash")
+            let now = Date()
+            try store.recordSignIn(clinician: clinician.id, token: "signed-in-before", expires: now.addingTimeInterval(3600), now: now)
+            XCTAssertTrue(try store.setPasswordHash("new hash", forClinician: "c"))
+            XCTAssertEqual(try store.clinician(username: "c")?.passwordHash, "new hash")
+            XCTAssertNil(try store.clinician(signedInWith: "signed-in-before", now: now), "a new password ends the sign-ins made before")
+            XCTAssertFalse(try store.setPasswordHash("h", forClinician: "nobody"))
+
+            let ann = try store.addPatient(name: "Ann", clinician: clinician.id, plan: .standard, token: "ann-old-token-0123456789")
+            try store.addPatient(name: "Bo", clinician: clinician.id, plan: .standard, token: "bo-token-0123456789abcd")
+            XCTAssertTrue(try store.replaceToken(ofPatient: ann.id, with: "ann-new-token-0123456789"))
+            XCTAssertNil(try store.patient(presenting: "ann-old-token-0123456789"), "the old token opens nothing")
+            XCTAssertEqual(try store.patient(presenting: "ann-new-token-0123456789")?.id, ann.id)
+            XCTAssertThrowsError(try store.replaceToken(ofPatient: ann.id, with: "bo-token-0123456789abcd"), "another patient's token")
+            XCTAssertEqual(try store.patient(presenting: "ann-new-token-0123456789")?.id, ann.id, "the refused token changed nothing")
+            XCTAssertFalse(try store.replaceToken(ofPatient: 999, with: "any-token-0123456789abc"))
+        }
+    }
+}

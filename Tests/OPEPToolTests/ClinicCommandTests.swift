@@ -86,6 +86,34 @@ final class ClinicCommandTests: XCTestCase {
         XCTAssertEqual(nonEmptyLines(nobodys.stderr), ["opep: error: no patient 9 in \(database) (`opep clinic` lists them)"])
     }
 
+    func testANewPasswordAndANewToken() throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("clinic.sqlite")
+        XCTAssertEqual(try run(["clinic", "add-clinician", "c", "--name", "C", "--database", database], stdin: Data("first password\n".utf8)).status, 0)
+        let added = try run(["clinic", "add-patient", "--clinician", "c", "--name", "Ann", "--database", database])
+        let first = nonEmptyLines(added.stdout).first { $0.hasPrefix("Access token") }
+
+        let changed = try run(["clinic", "set-password", "c", "--database", database], stdin: Data("second password\n".utf8))
+        XCTAssertEqual(changed.status, 0, changed.stderr)
+        XCTAssertEqual(nonEmptyLines(changed.stdout), ["Clinician c has a new password; their sign-ins have ended."])
+        let short = try run(["clinic", "set-password", "c", "--database", database], stdin: Data("short\n".utf8))
+        XCTAssertEqual(short.status, 1)
+        XCTAssertTrue(short.stderr.contains("at least 10 characters"), short.stderr)
+        let nobody = try run(["clinic", "set-password", "nobody", "--database", database], stdin: Data("second password\n".utf8))
+        XCTAssertEqual(nonEmptyLines(nobody.stderr), ["opep: error: no clinician nobody in \(database) (`opep clinic` lists them)"])
+
+        let renewed = try run(["clinic", "new-token", "1", "--address", "https://clinic.example.org", "--database", database])
+        XCTAssertEqual(renewed.status, 0, renewed.stderr)
+        let lines = nonEmptyLines(renewed.stdout)
+        XCTAssertEqual(lines.first, "Patient 1, Ann: a new access token; the old one opens nothing any more.")
+        let second = try XCTUnwrap(lines.first { $0.hasPrefix("Access token") })
+        XCTAssertNotEqual(second, first)
+        let token = try XCTUnwrap(second.split(separator: " ").last)
+        XCTAssertTrue(lines.contains("Pairing address: https://clinic.example.org/?token=\(token)"), renewed.stdout)
+        let missing = try run(["clinic", "new-token", "7", "--database", database])
+        XCTAssertEqual(nonEmptyLines(missing.stderr), ["opep: error: no patient 7 in \(database) (`opep clinic` lists them)"])
+    }
+
     func testWhatCannotBeAddedIsOneErrorLineAndNothingIsSaved() throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("clinic.sqlite")
