@@ -11,8 +11,12 @@ struct HistoryAPI: Sendable {
     let maxRequestBytes: Int
     let maxDocumentBytes: Int
 
+    /// The plan: the history's own, or a patient's with the name of the physiotherapist who
+    /// prescribed it (`prescribed_by`; the page then shows it and does not offer to change it).
     func plan(for patient: Patient?) throws -> Response {
-        jsonResponse(LiveSession.encode(try patient?.plan ?? store.plan()))
+        guard let patient else { return jsonResponse(LiveSession.encode(try store.plan())) }
+        let prescriber = try store.clinician(patient.clinicianID)?.name ?? "your physiotherapist"
+        return jsonResponse(LiveSession.encode(PrescribedPlan(plan: patient.plan, prescribedBy: prescriber)))
     }
 
     /// Whose history a request of the owner's or a patient's reads: nil for the whole history, or
@@ -145,6 +149,22 @@ struct HistoryAPI: Sendable {
         let days = request.uri.queryParameters.get("days", as: Int.self) ?? 30
         guard days >= 1, days <= 3660 else { throw APIError(.badRequest, "days must be between 1 and 3660") }
         return jsonResponse(LiveSession.encode(["days": try store.trends(days: days, patient: patient?.id)]))
+    }
+}
+
+/// A patient's plan as `GET /api/plan` answers it: the plan's own keys and `prescribed_by`.
+struct PrescribedPlan: Encodable {
+    var plan: TherapyPlan
+    var prescribedBy: String
+
+    enum CodingKeys: String, CodingKey {
+        case prescribedBy = "prescribed_by"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try plan.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(prescribedBy, forKey: .prescribedBy)
     }
 }
 

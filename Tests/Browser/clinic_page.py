@@ -6,7 +6,9 @@ has the first patient's phone upload a session with her own token, then in headl
 opens /clinic under `opep serve`: a wrong password is refused on the page; signed in, the page
 lists her two patients (not the colleague's), the first with this week's session and its breaths;
 opening that patient shows the session, whose own page opens; the plan changed on the page is
-what the patient's coach then reads with her token; signing out shows the sign-in again.
+what the patient's coach then reads with her token; signing out shows the sign-in again; last,
+the patient's coach page (opened with her token) shows her plan as prescribed by her
+physiotherapist, not to be changed there.
 
     Tests/Browser/clinic_page.py --opep .build/debug/opep [--screenshot FILE.png]
 
@@ -114,8 +116,16 @@ def main():
         wait("the sign-in form again", lambda: driver.script("return !document.querySelector('#sign-in').hidden;"), 20)
         driver.go(url + "/clinic")
         wait("still signed out after a reload", lambda: driver.script("return !document.querySelector('#sign-in').hidden;"), 20)
+        driver.go(f"{url}/?token={ann}")
+        note = wait("the coach's plan prescribed", lambda: driver.script(
+            "const m = document.querySelector('#plan-message')?.textContent ?? '';"
+            "return m.startsWith('Prescribed by') && document.querySelector('#plan-form fieldset').disabled ? m : null;"), 20)
+        assert "Maria Rossi" in note, f"the coach says {note!r}"
+        plan_text = driver.text("#plan-text") or ""
+        assert "12" in plan_text, f"the coach shows the plan {plan_text!r}, not the one changed on the clinic's page"
+
         print(f"ok: a wrong password refused; 2 patients listed, Ann with 1 session of {breaths} breaths; "
-              "her session opens; the plan changed on the page reaches her coach; signed out")
+              "her session opens; the plan changed on the page reaches her coach, which shows it as prescribed; signed out")
         return 0
     except Exception as error:
         print(f"clinic page: FAILED: {error}", file=sys.stderr)

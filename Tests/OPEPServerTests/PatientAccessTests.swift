@@ -60,6 +60,8 @@ final class PatientAccessTests: XCTestCase {
                     let plan = try json(response.body)
                     XCTAssertEqual(plan["target_low_cmh2o"] as? Double, 12, "Ann's own plan")
                     XCTAssertEqual(plan["sets"] as? Int, 4)
+                    XCTAssertEqual(plan["prescribed_by"] as? String, "Maria Rossi")
+                    XCTAssertNotNil(plan["device"] as? [String: Any])
                 }
                 try await client.execute(uri: "/api/plan", method: .put, headers: ann, body: ByteBuffer(string: #"{"sets": 9}"#)) { response in
                     XCTAssertEqual(response.status, .forbidden, "the plan is the physiotherapist's to change")
@@ -91,7 +93,9 @@ final class PatientAccessTests: XCTestCase {
                     XCTAssertEqual(rows.count, 3, "the server's own token opens the whole history")
                 }
                 try await client.execute(uri: "/api/plan", method: .get, headers: whole) { response in
-                    XCTAssertEqual(try json(response.body)["target_low_cmh2o"] as? Double, 10, "the history's own plan")
+                    let plan = try json(response.body)
+                    XCTAssertEqual(plan["target_low_cmh2o"] as? Double, 10, "the history's own plan")
+                    XCTAssertNil(plan["prescribed_by"], "nobody prescribed the history's own plan")
                 }
             }
         }

@@ -744,6 +744,7 @@ navigator.serviceWorker?.register(new URL('../sw.js', import.meta.url)).catch(()
 loadPlan().then(({ plan: loaded, source, error, serverless }) => {
   plan = loaded;
   planForm.fill(plan);
+  if (plan.prescribed_by) planForm.lock(`Prescribed by ${plan.prescribed_by}: ask them to change it.`);
   if (!session) showPlan(plan);
   serverHere = source === 'server';
   document.body.classList.toggle('serverless', !serverHere);

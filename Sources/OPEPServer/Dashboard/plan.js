@@ -51,7 +51,7 @@ const isAcapella = (d) => !d || Object.keys(ACAPELLA).every((k) => d[k] === ACAP
 
 /**
  * Binds the plan form (inputs named after PLAN's keys, the device's keys prefixed "device_", a
- * select named "device_kind" and a fieldset .custom-device). Returns {fill, read, setDisabled}.
+ * select named "device_kind" and a fieldset .custom-device). Returns {fill, read, setDisabled, lock}.
  * onSaved(plan) runs after a successful save; onMessage(text, isError) reports progress;
  * serverless() says the page has no server behind it, so the plan is kept on the device only.
  */
@@ -138,9 +138,16 @@ export function bindPlanForm(form, { onSaved, onMessage, serverless = () => fals
     onMessage('Standard plan filled in: press Save plan to keep it.', false);
   });
 
+  let locked = false;
   return {
     fill,
     read,
-    setDisabled(disabled) { form.querySelector('fieldset').disabled = disabled; },
+    setDisabled(disabled) { form.querySelector('fieldset').disabled = disabled || locked; },
+    /** Keeps the form shut for good, saying why (a plan prescribed by a physiotherapist). */
+    lock(reason) {
+      locked = true;
+      form.querySelector('fieldset').disabled = true;
+      onMessage(reason, false);
+    },
   };
 }
