@@ -33,6 +33,9 @@ struct ReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Sessions a day the plan prescribes, for the adherence report.", valueName: "N"))
     var sessionsPerDay: Int = 2
 
+    @Option(help: ArgumentHelp("In a clinic's history, the adherence of this patient (`opep clinic` lists them), with their plan.", valueName: "ID"))
+    var patient: Int64?
+
     @OptionGroup var history: HistoryDatabaseOptions
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The HTML file to write (default: the recording's name with .html).", valueName: "FILE"))
@@ -60,6 +63,7 @@ struct ReportCommand: ParsableCommand {
             throw ValidationError("--from must not be after --to.")
         }
         guard sessionsPerDay >= 1, sessionsPerDay <= 10 else { throw ValidationError("--sessions-per-day must be between 1 and 10.") }
+        if patient != nil, from == nil { throw ValidationError("--patient is for an adherence report: give --from and --to as well.") }
         if (session != nil || from != nil), output == nil {
             throw ValidationError("A report from the history needs -o FILE.")
         }
@@ -79,9 +83,20 @@ struct ReportCommand: ParsableCommand {
             let end = Calendar.current.date(byAdding: .day, value: 1, to: last) ?? last
             let rows: [SessionRow]
             let plan: TherapyPlan
+            var whose = ""
             do {
-                rows = try store.sessions(from: first, to: end)
-                plan = try store.plan()
+                if let patient {
+                    guard let theirs = try store.patient(patient) else {
+                        throw failure("no patient \(patient) in \(store.location) (`opep clinic` lists them)")
+                    }
+                    plan = theirs.plan
+                    whose = " of \(theirs.name)"
+                } else {
+                    plan = try store.plan()
+                }
+                rows = try store.sessions(from: first, to: end, patient: patient)
+            } catch let failure as CommandFailure {
+                throw failure
             } catch {
                 throw failure("history: \(error)")
             }
@@ -92,7 +107,7 @@ struct ReportCommand: ParsableCommand {
                     shareInTarget: row.shareInTarget, meanPressure: row.meanPressureCmH2O)
             }
             let document = AdherenceReportDocument(
-                title: title ?? "Therapy adherence, \(from) to \(to)", sessions: sessions, plan: plan,
+                title: title ?? "Therapy adherence\(whose), \(from) to \(to)", sessions: sessions, plan: plan,
                 sessionsPerDay: sessionsPerDay, from: first, to: last, timeZone: .current)
             try writeReport(document.html(), to: output ?? "adherence.html")
             return

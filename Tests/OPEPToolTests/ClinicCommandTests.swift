@@ -78,6 +78,23 @@ final class ClinicCommandTests: XCTestCase {
         let list = try run(["clinic", "--database", database])
         XCTAssertTrue(list.stdout.contains("Ann: 1 session, last "), list.stdout)
 
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd"
+        let today = formatter.string(from: Date())
+        for (patient, name, sessions) in [("1", "Ann", 1), ("2", "Bo", 0)] {
+            let report = directory.path("adherence-\(patient).html")
+            let made = try run(["report", "--from", today, "--to", today, "--patient", patient, "-o", report, "--database", database])
+            XCTAssertEqual(made.status, 0, made.stderr)
+            let html = try String(contentsOfFile: report, encoding: .utf8)
+            XCTAssertTrue(html.contains("Therapy adherence of \(name), \(today) to \(today)"), name)
+            XCTAssertEqual(html.components(separatedBy: "class=\"session\"").count - 1, sessions, "\(name)'s sessions in the report")
+        }
+        let noDays = try run(["report", "--patient", "1", "-o", directory.path("x.html"), "--database", database])
+        XCTAssertNotEqual(noDays.status, 0)
+        XCTAssertTrue(noDays.stderr.contains("--from and --to"), noDays.stderr)
+        let withSession = try run(["report", "--session", "1", "--patient", "1", "-o", directory.path("x.html"), "--database", database])
+        XCTAssertTrue(withSession.stderr.contains("--patient is for an adherence report"), withSession.stderr)
+
         let nobody = try run(["history", "--patient", "9", "--database", database])
         XCTAssertEqual(nobody.status, 1)
         XCTAssertEqual(nonEmptyLines(nobody.stderr), ["opep: error: no patient 9 in \(database) (`opep clinic` lists them)"])
