@@ -27,6 +27,29 @@ struct ClinicCommand: ParsableCommand {
     )
 }
 
+extension HistoryStore {
+    /// The patient `id`, or the one error line saying there is none.
+    func requirePatient(_ id: Int64) throws -> Patient {
+        guard let patient = try patient(id) else { throw failure("no patient \(id) in \(location) (`opep clinic` lists them)") }
+        return patient
+    }
+
+    /// The clinician `username`, or the one error line saying there is none.
+    func requireClinician(_ username: String) throws -> Clinician {
+        guard let found = try clinician(username: username) else {
+            throw failure("no clinician \(username) in \(location) (`opep clinic` lists them)")
+        }
+        return found.clinician
+    }
+}
+
+extension HistoryDatabaseOptions {
+    /// The history, which must exist when --database names a file.
+    func openExistingStore() throws -> HistoryStore {
+        try openStore(missing: isGiven ? { "\($0): no history there" } : nil)
+    }
+}
+
 /// The plan's parts a command may set; the others stay as they are.
 struct PlanOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Target pressure range, in cmH2O.", valueName: "LOW-HIGH"))
@@ -77,7 +100,7 @@ struct ClinicListCommand: ParsableCommand {
     @OptionGroup var history: HistoryDatabaseOptions
 
     func run() throws {
-        let store = try history.openStore(missing: history.isGiven ? { "\($0): no history there" } : nil)
+        let store = try history.openExistingStore()
         let clinicians = try store.clinicians()
         guard !clinicians.isEmpty else {
             print("No clinicians yet: `opep clinic add-clinician USERNAME --name NAME` adds one.")
@@ -167,10 +190,8 @@ struct SetPasswordCommand: ParsableCommand {
     @OptionGroup var history: HistoryDatabaseOptions
 
     func run() throws {
-        let store = try history.openStore(missing: history.isGiven ? { "\($0): no history there" } : nil)
-        guard try store.clinician(username: username) != nil else {
-            throw failure("no clinician \(username) in \(store.location) (`opep clinic` lists them)")
-        }
+        let store = try history.openExistingStore()
+        _ = try store.requireClinician(username)
         let password = try AddClinicianCommand.readPassword(for: username)
         do {
             try store.setPasswordHash(try ClinicianPassword.hash(password), forClinician: username)
@@ -217,8 +238,8 @@ struct NewTokenCommand: ParsableCommand {
     @OptionGroup var history: HistoryDatabaseOptions
 
     func run() throws {
-        let store = try history.openStore(missing: history.isGiven ? { "\($0): no history there" } : nil)
-        guard let found = try store.patient(patient) else { throw failure("no patient \(patient) in \(store.location) (`opep clinic` lists them)") }
+        let store = try history.openExistingStore()
+        let found = try store.requirePatient(patient)
         let token = AccessToken.random()
         try store.replaceToken(ofPatient: found.id, with: token.text)
         print("Patient \(found.id), \(found.name): a new access token; the old one opens nothing any more.")
@@ -250,9 +271,7 @@ struct AddPatientCommand: ParsableCommand {
 
     func run() throws {
         let store = try history.openStore()
-        guard let follower = try store.clinician(username: clinician)?.clinician else {
-            throw failure("no clinician \(clinician) in \(store.location) (`opep clinic` lists them)")
-        }
+        let follower = try store.requireClinician(clinician)
         let planned = try plan.applied(to: .standard)
         let token = AccessToken.random()
         let patient: Patient
@@ -280,8 +299,8 @@ struct PatientPlanCommand: ParsableCommand {
     @OptionGroup var history: HistoryDatabaseOptions
 
     func run() throws {
-        let store = try history.openStore(missing: history.isGiven ? { "\($0): no history there" } : nil)
-        guard let found = try store.patient(patient) else { throw failure("no patient \(patient) in \(store.location) (`opep clinic` lists them)") }
+        let store = try history.openExistingStore()
+        let found = try store.requirePatient(patient)
         guard plan.isGiven else {
             print("Patient \(found.id), \(found.name): \(PlanOptions.describe(found.plan)).")
             return

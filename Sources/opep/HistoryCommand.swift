@@ -100,7 +100,7 @@ struct HistoryCommand: ParsableCommand {
 
     /// Imports each file, one line each; a bad file is one error line and the exit status is 1.
     private func importFiles(into store: HistoryStore) throws {
-        if let patient, try store.patient(patient) == nil { throw failure("no patient \(patient) in \(store.location) (`opep clinic` lists them)") }
+        if let patient { _ = try store.requirePatient(patient) }
         var failed = false
         for file in operands {
             do {
@@ -143,7 +143,7 @@ struct HistoryCommand: ParsableCommand {
         let calendar = Calendar.current
         let start = try from.map { try Self.day($0, option: "--from") }
         let end = try to.map { try Self.day($0, option: "--to") }.flatMap { calendar.date(byAdding: .day, value: 1, to: $0) }
-        if let patient, try store.patient(patient) == nil { throw failure("no patient \(patient) in \(store.location) (`opep clinic` lists them)") }
+        if let patient { _ = try store.requirePatient(patient) }
         let rows = try store.sessions(from: start, to: end, patient: patient)
         if rows.isEmpty {
             let whose = patient.map { " of patient \($0)" } ?? ""

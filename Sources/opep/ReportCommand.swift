@@ -86,9 +86,7 @@ struct ReportCommand: ParsableCommand {
             var whose = ""
             do {
                 if let patient {
-                    guard let theirs = try store.patient(patient) else {
-                        throw failure("no patient \(patient) in \(store.location) (`opep clinic` lists them)")
-                    }
+                    let theirs = try store.requirePatient(patient)
                     plan = theirs.plan
                     whose = " of \(theirs.name)"
                 } else {
