@@ -164,9 +164,7 @@ extension HistoryStore {
             guard try db.row("SELECT 1 FROM clinicians WHERE id = ?", [clinicianID]) != nil else {
                 throw ClinicRecordError(field: "clinician", value: String(clinicianID), expected: "the id of a clinician in this history")
             }
-            guard try db.row("SELECT 1 FROM patients WHERE token_hash = ?", [digest]) == nil else {
-                throw ClinicRecordError(field: "token", value: nil, expected: "one no other patient has")
-            }
+            try Self.requireUnusedToken(db, digest, except: nil)
             let id: Int64 = try db.row(
                 "INSERT INTO patients (clinician_id, name, plan_json, token_hash, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
                 [clinicianID, name, planJSON, digest, now.timeIntervalSince1970]
@@ -203,9 +201,7 @@ extension HistoryStore {
     public func replaceToken(ofPatient id: Int64, with token: String) throws -> Bool {
         let digest = Self.tokenDigest(token)
         return try database.write { db in
-            guard try db.row("SELECT 1 FROM patients WHERE token_hash = ? AND id <> ?", [digest, id]) == nil else {
-                throw ClinicRecordError(field: "token", value: nil, expected: "one no other patient has")
-            }
+            try Self.requireUnusedToken(db, digest, except: id)
             return try db.execute("UPDATE patients SET token_hash = ? WHERE id = ?", [digest, id]) > 0
         }
     }
@@ -219,6 +215,13 @@ extension HistoryStore {
     }
 
     // MARK: Rows and checks
+
+    /// Throws ``ClinicRecordError`` when a patient other than `except` has the token `digest`.
+    static func requireUnusedToken(_ db: any SQLConnection, _ digest: String, except id: Int64?) throws {
+        guard try db.row("SELECT 1 FROM patients WHERE token_hash = ? AND id <> ?", [digest, id ?? 0]) == nil else {
+            throw ClinicRecordError(field: "token", value: nil, expected: "one no other patient has")
+        }
+    }
 
     /// The digest a patient's token is kept as: SHA-256 of its UTF-8, in hexadecimal.
     static func tokenDigest(_ token: String) -> String {
@@ -298,25 +301,18 @@ extension HistoryStore {
             (
                 try db.rows(
                     """
-                    SELECT started_at, breath_count, share_in_target, exhalation_time_s FROM sessions
+                    SELECT started_at, breath_count, share_in_target, mean_pressure_cmh2o, exhalation_time_s FROM sessions
                     WHERE patient_id = ? AND started_at >= ? AND started_at < ?
                     """,
                     [patient.id, end - 2 * Self.week, end]),
                 try db.row("SELECT MAX(started_at) AS last FROM sessions WHERE patient_id = ?", [patient.id])?.get("last") as Double?
             )
         }
-        var weeks = [(sessions: 0, breaths: 0, share: 0.0, weight: 0.0), (sessions: 0, breaths: 0, share: 0.0, weight: 0.0)]
+        var weeks = [SessionTally(), SessionTally()]
         for row in rows {
-            let index = (try row.get("started_at") as Double) >= end - Self.week ? 0 : 1
-            weeks[index].sessions += 1
-            weeks[index].breaths += try row.get("breath_count") as Int
-            let weight = max(try row.get("exhalation_time_s") as Double, 0)
-            if let share = try row.get("share_in_target") as Double?, weight > 0 {
-                weeks[index].share += share * weight
-                weeks[index].weight += weight
-            }
+            try weeks[(try row.get("started_at") as Double) >= end - Self.week ? 0 : 1].add(row)
         }
-        let figures = weeks.map { PatientAdherence.Week(sessions: $0.sessions, breaths: $0.breaths, shareInTarget: $0.weight > 0 ? $0.share / $0.weight : nil) }
+        let figures = weeks.map { PatientAdherence.Week(sessions: $0.sessions, breaths: $0.breaths, shareInTarget: $0.shareInTarget) }
         return PatientAdherence(
             patient: patient, lastSession: last.map { Self.iso8601(Date(timeIntervalSince1970: $0)) },
             thisWeek: figures[0], weekBefore: figures[1])

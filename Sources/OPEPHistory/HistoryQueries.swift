@@ -127,30 +127,17 @@ extension HistoryStore {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd"
         var order: [String] = []
-        var byDay: [String: (sessions: Int, breaths: Int, share: Double, pressure: Double, weight: Double, shareWeight: Double, pressureWeight: Double)] = [:]
+        var byDay: [String: SessionTally] = [:]
         for row in rows {
             let day = formatter.string(from: Date(timeIntervalSince1970: try row.get("started_at")))
-            var entry = byDay[day] ?? (0, 0, 0, 0, 0, 0, 0)
             if byDay[day] == nil { order.append(day) }
-            entry.sessions += 1
-            entry.breaths += try row.get("breath_count") as Int
-            let weight = max(try row.get("exhalation_time_s") as Double, 0)
-            if let share = try row.get("share_in_target") as Double?, weight > 0 {
-                entry.share += share * weight
-                entry.shareWeight += weight
-            }
-            if let pressure = try row.get("mean_pressure_cmh2o") as Double?, weight > 0 {
-                entry.pressure += pressure * weight
-                entry.pressureWeight += weight
-            }
-            byDay[day] = entry
+            try byDay[day, default: SessionTally()].add(row)
         }
         return order.map { day in
-            let e = byDay[day]!
+            let tally = byDay[day]!
             return TrendDay(
-                date: day, sessions: e.sessions, breaths: e.breaths,
-                shareInTarget: e.shareWeight > 0 ? e.share / e.shareWeight : nil,
-                meanPressureCmH2O: e.pressureWeight > 0 ? e.pressure / e.pressureWeight : nil)
+                date: day, sessions: tally.sessions, breaths: tally.breaths, shareInTarget: tally.shareInTarget,
+                meanPressureCmH2O: tally.meanPressureCmH2O)
         }
     }
 
@@ -240,4 +227,34 @@ extension HistoryStore {
                 signal: (try row.get("signal") as String?).flatMap(SignalProblem.init(rawValue:)))
         }
     }
+}
+
+/// Sessions added up: how many, their breaths, and their share in target and mean pressure weighted
+/// by each session's exhalation time (a session without any weighs nothing), as the trends and a
+/// patient's adherence count them.
+struct SessionTally {
+    var sessions = 0
+    var breaths = 0
+    private var share = 0.0, shareWeight = 0.0
+    private var pressure = 0.0, pressureWeight = 0.0
+
+    /// Adds a session row (`breath_count`, `exhalation_time_s`, `share_in_target`,
+    /// `mean_pressure_cmh2o`).
+    mutating func add(_ row: SQLRow) throws {
+        sessions += 1
+        breaths += try row.get("breath_count") as Int
+        let weight = max(try row.get("exhalation_time_s") as Double, 0)
+        guard weight > 0 else { return }
+        if let value = try row.get("share_in_target") as Double? {
+            share += value * weight
+            shareWeight += weight
+        }
+        if let value = try row.get("mean_pressure_cmh2o") as Double? {
+            pressure += value * weight
+            pressureWeight += weight
+        }
+    }
+
+    var shareInTarget: Double? { shareWeight > 0 ? share / shareWeight : nil }
+    var meanPressureCmH2O: Double? { pressureWeight > 0 ? pressure / pressureWeight : nil }
 }

@@ -167,6 +167,16 @@ struct APIError: HTTPResponseError {
     }
 }
 
+/// A request's body of at most `maxBytes`, or a 413 saying `what` may be at most that much JSON.
+func collectBody(_ request: Request, upTo maxBytes: Int, what: String) async throws -> ByteBuffer {
+    var request = request
+    do {
+        return try await request.collectBody(upTo: maxBytes)
+    } catch {
+        throw APIError(.contentTooLarge, "\(what) must be at most \(maxBytes) bytes of JSON")
+    }
+}
+
 func jsonResponse(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
     Response(
         status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],

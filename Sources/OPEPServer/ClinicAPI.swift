@@ -30,7 +30,7 @@ struct ClinicAPI: Sendable {
     func signIn(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let client = context.clientAddress ?? "unknown"
         if let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
-        let body = try await collect(request, what: "the sign-in")
+        let body = try await collectBody(request, upTo: maxRequestBytes, what: "the sign-in")
         let credentials: Credentials
         do {
             credentials = try JSONDecoder().decode(Credentials.self, from: Data(buffer: body))
@@ -83,16 +83,7 @@ struct ClinicAPI: Sendable {
     /// with its next `GET /api/plan`.
     func savePlan(_ id: Int64, _ request: Request, context: ServerRequestContext) async throws -> Response {
         let patient = try followed(id, by: try signedIn(context))
-        let body = try await collect(request, what: "the plan")
-        let plan: TherapyPlan
-        do {
-            plan = try JSONDecoder().decode(TherapyPlan.self, from: Data(buffer: body))
-            try plan.validate()
-        } catch let error as DecodingError {
-            throw APIError(.badRequest, "the plan is not valid JSON of the expected shape: \(LiveSession.describe(error))")
-        } catch let error as EngineConfigurationError {
-            throw APIError(.badRequest, "\(error)")
-        }
+        let plan = try await HistoryAPI.plan(in: request, upTo: maxRequestBytes)
         try store.savePlan(plan, forPatient: patient.id)
         return jsonResponse(LiveSession.encode(plan))
     }
@@ -107,15 +98,6 @@ struct ClinicAPI: Sendable {
             throw APIError(.notFound, "no patient \(id)")
         }
         return patient
-    }
-
-    private func collect(_ request: Request, what: String) async throws -> ByteBuffer {
-        var request = request
-        do {
-            return try await request.collectBody(upTo: maxRequestBytes)
-        } catch {
-            throw APIError(.contentTooLarge, "\(what) must be at most \(maxRequestBytes) bytes of JSON")
-        }
     }
 }
 

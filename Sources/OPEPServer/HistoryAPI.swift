@@ -33,13 +33,14 @@ struct HistoryAPI: Sendable {
         guard try Self.reader(context) == nil else {
             throw APIError(.forbidden, "your plan is set by your physiotherapist: ask them to change it")
         }
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: maxRequestBytes)
-        } catch {
-            throw APIError(.contentTooLarge, "the plan must be at most \(maxRequestBytes) bytes of JSON")
-        }
+        let plan = try await Self.plan(in: request, upTo: maxRequestBytes)
+        try store.savePlan(plan)
+        return jsonResponse(LiveSession.encode(plan))
+    }
+
+    /// The validated plan a `PUT` carries, or a 4xx saying what is wrong with it.
+    static func plan(in request: Request, upTo maxBytes: Int) async throws -> TherapyPlan {
+        let body = try await collectBody(request, upTo: maxBytes, what: "the plan")
         let plan: TherapyPlan
         do {
             plan = try JSONDecoder().decode(TherapyPlan.self, from: Data(buffer: body))
@@ -53,8 +54,7 @@ struct HistoryAPI: Sendable {
         } catch {
             throw APIError(.badRequest, "\(error)")
         }
-        try store.savePlan(plan)
-        return jsonResponse(LiveSession.encode(plan))
+        return plan
     }
 
     func sessions(_ request: Request, of patient: Patient?) throws -> Response {
@@ -69,13 +69,7 @@ struct HistoryAPI: Sendable {
     /// phone's export), as `patient`'s when given. 201 with its id when new, 200 with the same id
     /// when it was already saved.
     func importSession(_ request: Request, for patient: Patient?) async throws -> Response {
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: maxDocumentBytes)
-        } catch {
-            throw APIError(.contentTooLarge, "a session document must be at most \(maxDocumentBytes) bytes of JSON")
-        }
+        let body = try await collectBody(request, upTo: maxDocumentBytes, what: "a session document")
         let document: SessionAnalysis
         do {
             document = try SessionAnalysis(json: Data(buffer: body))

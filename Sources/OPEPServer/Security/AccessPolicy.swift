@@ -46,13 +46,18 @@ public struct AccessPolicy: Sendable {
             return .header("")
         }
         if let query = request.uri.queryParameters["token"] { return .query(query) }
+        return cookie(named: cookieName, in: request).map { .cookie($0) } ?? .none
+    }
+
+    /// The value of the request's cookie `name`, if it sent one.
+    static func cookie(named name: String, in request: Request) -> Substring? {
         for header in request.headers[values: .cookie] {
             for pair in header.split(separator: ";") {
                 let item = pair.drop { $0 == " " }
-                if item.hasPrefix(cookieName + "=") { return .cookie(item.dropFirst(cookieName.count + 1)) }
+                if item.hasPrefix(name + "=") { return item.dropFirst(name.count + 1) }
             }
         }
-        return .none
+        return nil
     }
 
     /// Whether the request carries the token.
@@ -65,7 +70,13 @@ public struct AccessPolicy: Sendable {
 
     /// The `Set-Cookie` value that keeps `token` (the server's or a patient's) in the browser.
     static func cookie(keeping token: String, secure: Bool) -> String {
-        "\(cookieName)=\(token); Path=/; Max-Age=\(cookieMaxAge); HttpOnly\(secure ? "; Secure" : ""); SameSite=Strict"
+        setCookie(cookieName, token, maxAge: cookieMaxAge, secure: secure)
+    }
+
+    /// A `Set-Cookie` value for the whole site, kept `maxAge` seconds, out of scripts' reach and
+    /// never sent from another site (`Secure` over HTTPS).
+    static func setCookie(_ name: String, _ value: String, maxAge: Int, secure: Bool) -> String {
+        "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly\(secure ? "; Secure" : ""); SameSite=Strict"
     }
 }
 

@@ -13,13 +13,7 @@ enum ClinicianSignIn {
 
     /// The sign-in token a request's cookie carries, if any.
     static func presented(by request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let item = pair.drop { $0 == " " }
-                if item.hasPrefix(cookieName + "=") { return String(item.dropFirst(cookieName.count + 1)) }
-            }
-        }
-        return nil
+        AccessPolicy.cookie(named: cookieName, in: request).map(String.init)
     }
 
     /// The clinician signed in with the request's cookie, while the sign-in holds.
@@ -30,11 +24,11 @@ enum ClinicianSignIn {
 
     /// The `Set-Cookie` value that keeps `token` for ``lifetime``.
     static func cookie(keeping token: String, secure: Bool) -> String {
-        "\(cookieName)=\(token); Path=/; Max-Age=\(Int(lifetime)); HttpOnly\(secure ? "; Secure" : ""); SameSite=Strict"
+        AccessPolicy.setCookie(cookieName, token, maxAge: Int(lifetime), secure: secure)
     }
 
     /// The `Set-Cookie` value that makes the browser forget the sign-in.
     static func forgettingCookie(secure: Bool) -> String {
-        "\(cookieName)=; Path=/; Max-Age=0; HttpOnly\(secure ? "; Secure" : ""); SameSite=Strict"
+        AccessPolicy.setCookie(cookieName, "", maxAge: 0, secure: secure)
     }
 }
