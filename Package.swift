@@ -85,11 +85,12 @@ let package = Package(
         ),
         // The live-coaching server: the WebSocket `/live`, the JSON API and the dashboard's files;
         // beyond loopback the access token and TLS (a self-signed certificate made with
-        // swift-certificates when asked); clinicians' passwords hashed with bcrypt.
+        // swift-certificates when asked); clinicians' passwords hashed with bcrypt; adherence reports
+        // (OPEPReport) for the clinicians' page.
         .target(
             name: "OPEPServer",
             dependencies: [
-                "OPEPKit", "OPEPHistory", "OPEPAudio",
+                "OPEPKit", "OPEPHistory", "OPEPAudio", "OPEPReport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

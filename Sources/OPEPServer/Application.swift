@@ -75,8 +75,10 @@ public func buildRouter(
     let clinic = ClinicAPI(store: store, failures: failures, maxRequestBytes: configuration.limits.maxRequestBytes, secure: configuration.tls != nil)
     router.post("/api/clinic/sign-in") { request, context in try await clinic.signIn(request, context: context) }
     router.post("/api/clinic/sign-out") { request, _ in try clinic.signOut(request) }
+    router.post("/api/clinic/password") { request, context in try await clinic.changePassword(request, context: context) }
     router.get("/api/clinic/patients") { _, context in try clinic.patients(context) }
     router.get("/api/clinic/patients/:id") { _, context in try clinic.patient(patientID(context), context: context) }
+    router.get("/api/clinic/patients/:id/report") { request, context in try clinic.report(patientID(context), request, context: context) }
     router.put("/api/clinic/patients/:id/plan") { request, context in try await clinic.savePlan(patientID(context), request, context: context) }
     router.get("/api/health") { _, _ in jsonResponse(LiveSession.encode(live.health)) }
     router.on("/api/**", method: .get) { request, _ -> Response in throw APIError(.notFound, "no such API: \(request.uri.path)") }

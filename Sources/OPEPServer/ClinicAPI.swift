@@ -3,11 +3,12 @@ import Hummingbird
 import NIOPosix
 import OPEPHistory
 import OPEPKit
+import OPEPReport
 
-/// The clinicians' JSON API (`/api/clinic/...`): signing in and out, their patients with their
-/// adherence at a glance, one patient's sessions and trends, and changing a patient's plan. A
-/// clinician sees only the patients they follow; any other patient answers 404, as one that does
-/// not exist.
+/// The clinicians' JSON API (`/api/clinic/...`): signing in and out, changing one's password, their
+/// patients with their adherence at a glance, one patient's sessions and trends, their adherence
+/// report, and changing a patient's plan. A clinician sees only the patients they follow; any other
+/// patient answers 404, as one that does not exist.
 struct ClinicAPI: Sendable {
     let store: HistoryStore
     let failures: FailedAttempts
@@ -53,6 +54,49 @@ struct ClinicAPI: Sendable {
         return response
     }
 
+    /// What `POST /api/clinic/password` takes.
+    struct PasswordChange: Decodable {
+        var current: String
+        var new: String
+    }
+
+    /// `POST /api/clinic/password` `{"current", "new"}`: the signed-in clinician's new password.
+    /// Every sign-in of theirs ends (another browser, a lost laptop) but this one, which gets a new
+    /// cookie. 403 for a wrong current password (counted as a wrong token), 400 for a new one too
+    /// short or too long.
+    func changePassword(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let clinician = try signedIn(context)
+        let client = context.clientAddress ?? "unknown"
+        if let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
+        let body = try await collectBody(request, upTo: maxRequestBytes, what: "the password change")
+        let change: PasswordChange
+        do {
+            change = try JSONDecoder().decode(PasswordChange.self, from: Data(buffer: body))
+        } catch {
+            throw APIError(.badRequest, "the password change must be JSON {\"current\": ..., \"new\": ...}")
+        }
+        do {
+            try ClinicianPassword.requireAcceptable(change.new, field: "new password")
+        } catch let refusal as ClinicRecordError {
+            throw APIError(.badRequest, refusal.description)
+        }
+        guard let stored = try store.clinician(username: clinician.username) else { throw APIError(.unauthorized, "sign in as a clinician first") }
+        let newHash = try await NIOThreadPool.singleton.runIfActive { () throws -> String? in
+            guard ClinicianPassword.verify(change.current, hash: stored.passwordHash) else { return nil }
+            return try ClinicianPassword.hash(change.new)
+        }
+        guard let newHash else {
+            failures.record(client)
+            throw APIError(.forbidden, "the current password is wrong")
+        }
+        _ = try store.setPasswordHash(newHash, forClinician: clinician.username)
+        let token = AccessToken.random()
+        try store.recordSignIn(clinician: clinician.id, token: token.text, expires: Date().addingTimeInterval(ClinicianSignIn.lifetime))
+        var response = jsonResponse(LiveSession.encode(["clinician": clinician]))
+        response.headers[.setCookie] = ClinicianSignIn.cookie(keeping: token.text, secure: secure)
+        return response
+    }
+
     /// `POST /api/clinic/sign-out`: forgets the sign-in; 204 with a cookie that clears it.
     func signOut(_ request: Request) throws -> Response {
         if let token = ClinicianSignIn.presented(by: request) { try store.forgetSignIn(token: token) }
@@ -86,6 +130,42 @@ struct ClinicAPI: Sendable {
         let plan = try await HistoryAPI.plan(in: request, upTo: maxRequestBytes)
         try store.savePlan(plan, forPatient: patient.id)
         return jsonResponse(LiveSession.encode(plan))
+    }
+
+    /// The policy of an adherence report: a self-contained page whose only style is its own inline
+    /// sheet and whose charts are inline SVG; no script, no request to anywhere.
+    static let reportPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    /// The most days one adherence report covers.
+    static let longestReport = 366
+
+    /// `GET /api/clinic/patients/:id/report?from=YYYY-MM-DD&to=YYYY-MM-DD`: the patient's adherence
+    /// over those whole days (in the server's time zone) against their plan, the page
+    /// `opep report --from --to --patient` writes.
+    func report(_ id: Int64, _ request: Request, context: ServerRequestContext) throws -> Response {
+        let patient = try followed(id, by: try signedIn(context))
+        let query = request.uri.queryParameters
+        func day(_ name: String) throws -> Date {
+            guard let text = query.get(name) else { throw APIError(.badRequest, "\(name) is missing: give the day as YYYY-MM-DD") }
+            guard let day = CalendarDay.start(of: text) else {
+                throw APIError(.badRequest, "\(name) wants a day written YYYY-MM-DD, e.g. 2026-11-21, not \"\(text)\"")
+            }
+            return day
+        }
+        let first = try day("from"), last = try day("to")
+        guard first <= last else { throw APIError(.badRequest, "from must not be after to") }
+        let days = (Calendar.current.dateComponents([.day], from: first, to: last).day ?? 0) + 1
+        guard days <= Self.longestReport else {
+            throw APIError(.badRequest, "a report covers at most \(Self.longestReport) days, not \(days)")
+        }
+        let document = try store.adherenceReport(from: first, through: last, patient: patient)
+        let name = "adherence-patient-\(patient.id)-\(query.get("from") ?? "")-\(query.get("to") ?? "").html"
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", .contentSecurityPolicy: Self.reportPolicy,
+                .contentDisposition: "inline; filename=\"\(name)\"",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: document.html())))
     }
 
     private func signedIn(_ context: ServerRequestContext) throws -> Clinician {

@@ -64,11 +64,14 @@ struct PlanOptions: ParsableArguments {
     @Option(help: "Length of a session, in minutes.")
     var minutes: Double?
 
+    @Option(help: "Sessions a day.")
+    var sessionsPerDay: Int?
+
     @Option(help: ArgumentHelp("The patient's device profile (e.g. from `opep calibrate`).", valueName: "FILE"))
     var device: String?
 
     /// Whether any part was given.
-    var isGiven: Bool { target != nil || breathsPerSet != nil || sets != nil || minutes != nil || device != nil }
+    var isGiven: Bool { target != nil || breathsPerSet != nil || sets != nil || minutes != nil || sessionsPerDay != nil || device != nil }
 
     /// `plan` with the parts given, validated.
     func applied(to plan: TherapyPlan) throws -> TherapyPlan {
@@ -77,6 +80,7 @@ struct PlanOptions: ParsableArguments {
         if let breathsPerSet { plan.breathsPerSet = breathsPerSet }
         if let sets { plan.sets = sets }
         if let minutes { plan.minutes = minutes }
+        if let sessionsPerDay { plan.sessionsPerDay = sessionsPerDay }
         if let device { plan.device = try AnalysisOptions.parse(["--device", device]).deviceProfile() }
         do {
             try plan.validate()
@@ -89,7 +93,7 @@ struct PlanOptions: ParsableArguments {
     /// The plan in one line.
     static func describe(_ plan: TherapyPlan) -> String {
         "target \(plan.target.lowerCmH2O.clean)-\(plan.target.upperCmH2O.clean) cmH2O, \(plan.sets) sets of \(plan.breathsPerSet) breaths, "
-            + "\(plan.minutes.clean) min, \(plan.device.name)"
+            + "\(plan.minutes.clean) min, \(plan.sessionsPerDay) a day, \(plan.device.name)"
     }
 }
 

@@ -165,14 +165,7 @@ struct HistoryCommand: ParsableCommand {
 
     /// Midnight (local time) of a `YYYY-MM-DD` day.
     static func day(_ text: String, option: String) throws -> Date {
-        let parts = text.split(separator: "-").compactMap { Int($0) }
-        var components = DateComponents()
-        if parts.count == 3, text.count == 10 {
-            components.year = parts[0]
-            components.month = parts[1]
-            components.day = parts[2]
-        }
-        guard components.year != nil, components.isValidDate(in: Calendar.current), let date = Calendar.current.date(from: components) else {
+        guard let date = CalendarDay.start(of: text) else {
             throw ValidationError("\(option) wants a day written YYYY-MM-DD, e.g. 2026-11-21, not \"\(text)\".")
         }
         return date

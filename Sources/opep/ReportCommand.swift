@@ -3,6 +3,7 @@ import Foundation
 import OPEPHistory
 import OPEPKit
 import OPEPReport
+import OPEPServer
 
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,8 +31,8 @@ struct ReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Adherence report up to this day, included.", valueName: "YYYY-MM-DD"))
     var to: String?
 
-    @Option(help: ArgumentHelp("Sessions a day the plan prescribes, for the adherence report.", valueName: "N"))
-    var sessionsPerDay: Int = 2
+    @Option(help: ArgumentHelp("Sessions a day to count the adherence report against (default: the plan's).", valueName: "N"))
+    var sessionsPerDay: Int?
 
     @Option(help: ArgumentHelp("In a clinic's history, the adherence of this patient (`opep clinic` lists them), with their plan.", valueName: "ID"))
     var patient: Int64?
@@ -62,7 +63,7 @@ struct ReportCommand: ParsableCommand {
         if let from, let to, try HistoryCommand.day(from, option: "--from") > HistoryCommand.day(to, option: "--to") {
             throw ValidationError("--from must not be after --to.")
         }
-        guard sessionsPerDay >= 1, sessionsPerDay <= 10 else { throw ValidationError("--sessions-per-day must be between 1 and 10.") }
+        if let sessionsPerDay, !(1...10).contains(sessionsPerDay) { throw ValidationError("--sessions-per-day must be between 1 and 10.") }
         if patient != nil, from == nil { throw ValidationError("--patient is for an adherence report: give --from and --to as well.") }
         if (session != nil || from != nil), output == nil {
             throw ValidationError("A report from the history needs -o FILE.")
@@ -80,33 +81,16 @@ struct ReportCommand: ParsableCommand {
             let first = try HistoryCommand.day(from, option: "--from")
             let last = try HistoryCommand.day(to, option: "--to")
             let store = try openHistory()
-            let end = Calendar.current.date(byAdding: .day, value: 1, to: last) ?? last
-            let rows: [SessionRow]
-            let plan: TherapyPlan
-            var whose = ""
+            var document: AdherenceReportDocument
             do {
-                if let patient {
-                    let theirs = try store.requirePatient(patient)
-                    plan = theirs.plan
-                    whose = " of \(theirs.name)"
-                } else {
-                    plan = try store.plan()
-                }
-                rows = try store.sessions(from: first, to: end, patient: patient)
+                document = try store.adherenceReport(
+                    from: first, through: last, patient: try patient.map { try store.requirePatient($0) }, title: title)
             } catch let failure as CommandFailure {
                 throw failure
             } catch {
                 throw failure("history: \(error)")
             }
-            let sessions = rows.compactMap { row -> AdherenceSession? in
-                guard let start = try? Date(row.startedAt, strategy: .iso8601) else { return nil }
-                return AdherenceSession(
-                    start: start, duration: row.durationS, breaths: row.breaths, sets: row.sets,
-                    shareInTarget: row.shareInTarget, meanPressure: row.meanPressureCmH2O)
-            }
-            let document = AdherenceReportDocument(
-                title: title ?? "Therapy adherence\(whose), \(from) to \(to)", sessions: sessions, plan: plan,
-                sessionsPerDay: sessionsPerDay, from: first, to: last, timeZone: .current)
+            if let sessionsPerDay { document.plan.sessionsPerDay = sessionsPerDay }
             try writeReport(document.html(), to: output ?? "adherence.html")
             return
         }

@@ -5,8 +5,10 @@ Adds a clinician, her two patients and a colleague with one patient of his own (
 has the first patient's phone upload a session with her own token, then in headless Chromium
 opens /clinic under `opep serve`: a wrong password is refused on the page; signed in, the page
 lists her two patients (not the colleague's), the first with this week's session and its breaths;
-opening that patient shows the session, whose own page opens; the plan changed on the page is
-what the patient's coach then reads with her token; signing out shows the sign-in again; last,
+opening that patient shows the session, whose own page opens; the plan changed on the page
+(sessions a day included) is what the patient's coach then reads with her token; her adherence
+report opens from the page, counted against that plan; she changes her password on the page
+(refused while the two new ones differ or the current one is wrong) and signs in with the new one; signing out shows the sign-in again; last,
 the patient's coach page (opened with her token) shows her plan as prescribed by her
 physiotherapist, not to be changed there.
 
@@ -19,6 +21,7 @@ import argparse, json, os, shutil, subprocess, sys, tempfile, urllib.request
 from dashboard_e2e import WebDriver, free_port, stop, wait, _reachable
 
 PASSWORD = "correct horse battery"
+NEW_PASSWORD = "a much better passphrase"
 
 
 def opep(binary, *arguments, stdin=None):
@@ -92,26 +95,54 @@ def main():
             "return [...document.querySelectorAll('#patient-table tbody tr')].map((r) => [...r.children].map((c) => c.textContent.trim()));"), 20)
         names = [row[0] for row in rows]
         assert names == ["Ann Smith", "Bo Brown"], f"the page lists {names}, not her two patients"
-        assert rows[0][1] == "1" and rows[0][3] == str(breaths), f"Ann's week reads {rows[0]}, not 1 session with {breaths} breaths"
-        assert rows[1][1] == "0", f"Bo's week reads {rows[1]}"
+        assert rows[0][1] == "1 of 14" and rows[0][3] == str(breaths), f"Ann's week reads {rows[0]}, not 1 of 14 sessions with {breaths} breaths"
+        assert rows[1][1] == "0 of 14", f"Bo's week reads {rows[1]}"
         assert "Maria Rossi" in (driver.text("#who") or "")
 
         driver.click("#patient-table tbody tr:first-child button")
         wait("Ann's session", lambda: driver.script(
             "return document.querySelector(`#patient-sessions a[href='/sessions/${arguments[0]}']`) !== null;", session), 20)
         driver.script("const f = document.querySelector('#patient-plan'); f.elements.sets.value = '4'; f.elements.target_low_cmh2o.value = '12';"
-                      "f.requestSubmit();")
+                      "f.elements.sessions_per_day.value = '3'; f.requestSubmit();")
         wait("the plan saved", lambda: (driver.text("#plan-message") or "").startswith("Saved"), 20)
         if options.screenshot:
             driver.screenshot(options.screenshot)
         _, plan = api(url + "/api/plan", token=ann)
-        assert plan["sets"] == 4 and plan["target_low_cmh2o"] == 12, f"Ann's coach reads {plan}"
+        assert plan["sets"] == 4 and plan["target_low_cmh2o"] == 12 and plan["sessions_per_day"] == 3, f"Ann's coach reads {plan}"
+        week = driver.text("#patient-week") or ""
+        assert week.startswith("Last 7 days: 1 of 21 sessions planned"), f"the patient's week reads {week!r} after the plan of 3 a day"
+
+        driver.script("window.open = (address) => { window.openedReport = address; };"
+                      "document.querySelector('#patient-report').requestSubmit();")
+        report = wait("the report opened", lambda: driver.script("return window.openedReport ?? null;"), 20)
+        driver.go(url + report)
+        heading = wait("the adherence report", lambda: driver.text("h1"), 20)
+        assert heading.startswith("Therapy adherence of Ann Smith"), f"the report is headed {heading!r}"
+        body = driver.text("body") or ""
+        assert "1 of 84 planned" in body, "her one session in the last 28 days against 3 a day"
 
         driver.go(f"{url}/sessions/{session}")
         wait("the session's own page", lambda: (driver.text("#summary-breaths") or "").startswith(str(breaths)), 20)
 
         driver.go(url + "/clinic")
         wait("signed in still", lambda: driver.script("return !document.querySelector('#sign-out').hidden;"), 20)
+        def change_password(current, new, again):
+            driver.script("const f = document.querySelector('#password-form'); document.querySelector('#password-change').open = true;"
+                          "f.elements.current.value = arguments[0]; f.elements.new.value = arguments[1]; f.elements.again.value = arguments[2];"
+                          "document.querySelector('#password-message').textContent = ''; f.requestSubmit();", current, new, again)
+            return wait("the password's answer", lambda: driver.text("#password-message"), 20)
+        answer = change_password(PASSWORD, NEW_PASSWORD, NEW_PASSWORD + "x")
+        assert answer == "The two new passwords differ.", answer
+        answer = change_password("not her password", NEW_PASSWORD, NEW_PASSWORD)
+        assert answer == "Not changed: the current password is wrong", answer
+        answer = change_password(PASSWORD, NEW_PASSWORD, NEW_PASSWORD)
+        assert answer.startswith("Password changed"), answer
+        driver.click("#sign-out")
+        wait("the sign-in form again", lambda: driver.script("return !document.querySelector('#sign-in').hidden;"), 20)
+        sign_in(PASSWORD)
+        wait("the old password refused", lambda: "wrong username or password" in (driver.text("#status") or ""), 20)
+        sign_in(NEW_PASSWORD)
+        wait("signed in with the new password", lambda: driver.script("return !document.querySelector('#sign-out').hidden;"), 20)
         driver.click("#sign-out")
         wait("the sign-in form again", lambda: driver.script("return !document.querySelector('#sign-in').hidden;"), 20)
         driver.go(url + "/clinic")
@@ -125,7 +156,8 @@ def main():
         assert "12" in plan_text, f"the coach shows the plan {plan_text!r}, not the one changed on the clinic's page"
 
         print(f"ok: a wrong password refused; 2 patients listed, Ann with 1 session of {breaths} breaths; "
-              "her session opens; the plan changed on the page reaches her coach, which shows it as prescribed; signed out")
+              "her session opens; the plan changed on the page reaches her coach, which shows it as prescribed; her adherence "
+              "report opens against it; her password changed on the page; signed out")
         return 0
     except Exception as error:
         print(f"clinic page: FAILED: {error}", file=sys.stderr)

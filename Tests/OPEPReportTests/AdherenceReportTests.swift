@@ -23,7 +23,7 @@ final class AdherenceReportTests: XCTestCase {
         // Outside the range: not shown.
         sessions.append(AdherenceSession(start: calendar.date(byAdding: .day, value: 9, to: first)!, duration: 600, breaths: 10, sets: 1, shareInTarget: nil, meanPressure: nil))
         let last = calendar.date(byAdding: .day, value: 6, to: first)!
-        let document = AdherenceReportDocument(title: "Adherence <March>", sessions: sessions, plan: .standard, sessionsPerDay: 2, from: first, to: last, timeZone: zone)
+        let document = AdherenceReportDocument(title: "Adherence <March>", sessions: sessions, plan: .standard, from: first, to: last, timeZone: zone)
         let html = document.html()
         let xml = try parseXML(html)
         XCTAssertEqual(externalReferences(html), [])

@@ -117,6 +117,84 @@ final class ClinicianAccessTests: XCTestCase {
         }
     }
 
+    func testAClinicianOpensTheirPatientsAdherenceReport() async throws {
+        let (clinic, other, _) = try Self.clinic()
+        var plan = clinic.ann.plan
+        plan.sessionsPerDay = 3
+        XCTAssertTrue(try clinic.store.savePlan(plan, forPatient: clinic.ann.id))
+        let today = ISO8601DateFormatter.string(from: Date(), timeZone: .current, formatOptions: [.withFullDate])
+        try await securedApp(clinic.store).test(.router) { client in
+            let report = "/api/clinic/patients/\(clinic.ann.id)/report?from=\(today)&to=\(today)"
+            try await client.execute(uri: report, method: .get) { response in
+                XCTAssertEqual(response.status, .unauthorized, "not signed in")
+            }
+            let signedInCookie = try await Self.signIn(client)
+            let signedIn: HTTPFields = [.cookie: try XCTUnwrap(signedInCookie)]
+            try await client.execute(uri: report, method: .get, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .ok)
+                XCTAssertEqual(response.headers[.contentType], "text/html; charset=utf-8")
+                XCTAssertEqual(response.headers[.contentSecurityPolicy], ClinicAPI.reportPolicy, "its own policy: inline style, no script")
+                XCTAssertFalse(ClinicAPI.reportPolicy.contains("script-src"))
+                let html = String(buffer: response.body)
+                XCTAssertTrue(html.contains("Therapy adherence of Ann, \(today) to \(today)"), html.prefix(300).description)
+                XCTAssertTrue(html.contains("1 of 3 planned"), "her one session against her plan of three a day")
+                XCTAssertFalse(html.contains("<script"))
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(other.id)/report?from=\(today)&to=\(today)", method: .get, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .notFound, "a colleague's patient")
+            }
+            for (query, error) in [
+                ("to=\(today)", "from is missing: give the day as YYYY-MM-DD"),
+                ("from=2026-02-30&to=\(today)", "from wants a day written YYYY-MM-DD, e.g. 2026-11-21, not \"2026-02-30\""),
+                ("from=2026-11-02&to=2026-11-01", "from must not be after to"),
+                ("from=2024-01-01&to=2026-01-01", "a report covers at most 366 days, not 732"),
+            ] {
+                try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)/report?\(query)", method: .get, headers: signedIn) { response in
+                    XCTAssertEqual(response.status, .badRequest, query)
+                    XCTAssertEqual(try json(response.body)["error"] as? String, error)
+                }
+            }
+        }
+    }
+
+    func testAClinicianChangesTheirPasswordAndTheirOtherSignInsEnd() async throws {
+        let (clinic, _, _) = try Self.clinic()
+        let newPassword = "a much better passphrase"
+        try await securedApp(clinic.store).test(.router) { client in
+            let first = try await Self.signIn(client), second = try await Self.signIn(client)
+            let here = try XCTUnwrap(first), elsewhere = try XCTUnwrap(second)
+            func change(_ current: String, to new: String, cookie: String? = here) async throws -> (HTTPResponse.Status, [String: Any], String?) {
+                let body = ByteBuffer(string: try reportJSON(["current": current, "new": new], pretty: false))
+                return try await client.execute(
+                    uri: "/api/clinic/password", method: .post, headers: cookie.map { [.cookie: $0] } ?? [:], body: body
+                ) { response in
+                    (response.status, try json(response.body), response.headers[.setCookie].map { String($0.prefix { $0 != ";" }) })
+                }
+            }
+            let anonymous = try await change(Self.password, to: newPassword, cookie: nil)
+            XCTAssertEqual(anonymous.0, .unauthorized)
+            let wrong = try await change("not my password", to: newPassword)
+            XCTAssertEqual(wrong.0, .forbidden)
+            XCTAssertEqual(wrong.1["error"] as? String, "the current password is wrong")
+            let short = try await change(Self.password, to: "short")
+            XCTAssertEqual(short.0, .badRequest)
+            XCTAssertEqual(short.1["error"] as? String, "the new password cannot be used: it must be at least 10 characters long")
+            XCTAssertFalse((short.1["error"] as? String ?? "").contains("short\""), "the refused password is not repeated")
+            let changed = try await change(Self.password, to: newPassword)
+            XCTAssertEqual(changed.0, .ok)
+            let renewed = try XCTUnwrap(changed.2, "this browser gets a new sign-in")
+            for (cookie, status, what) in [(here, HTTPResponse.Status.unauthorized, "the old cookie of this browser"), (elsewhere, .unauthorized, "another sign-in"), (renewed, .ok, "the new cookie")] {
+                try await client.execute(uri: "/api/clinic/patients", method: .get, headers: [.cookie: cookie]) { response in
+                    XCTAssertEqual(response.status, status, what)
+                }
+            }
+            let withOld = try await Self.signIn(client)
+            XCTAssertNil(withOld, "the old password opens nothing")
+            let withNew = try await Self.signIn(client, password: newPassword)
+            XCTAssertNotNil(withNew, "the new one signs in")
+        }
+    }
+
     func testTheClinicPageNeedsNoTokenAndTheOtherPagesStillDo() async throws {
         let (clinic, _, _) = try Self.clinic()
         try await securedApp(clinic.store).test(.router) { client in

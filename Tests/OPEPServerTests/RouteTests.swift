@@ -26,7 +26,7 @@ final class RouteTests: XCTestCase {
                 let plan = try JSONDecoder().decode(TherapyPlan.self, from: Data(buffer: response.body))
                 XCTAssertEqual(plan, .standard)
                 let object = try json(response.body)
-                XCTAssertEqual(Set(object.keys), ["target_low_cmh2o", "target_high_cmh2o", "breaths_per_set", "sets", "minutes", "device"])
+                XCTAssertEqual(Set(object.keys), ["target_low_cmh2o", "target_high_cmh2o", "breaths_per_set", "sets", "minutes", "sessions_per_day", "device"])
             }
             let body = #"{"target_low_cmh2o": 12, "target_high_cmh2o": 18, "breaths_per_set": 8, "sets": 2, "minutes": 10}"#
             try await client.execute(uri: "/api/plan", method: .put, body: ByteBuffer(string: body)) { response in
@@ -34,13 +34,14 @@ final class RouteTests: XCTestCase {
                 let plan = try JSONDecoder().decode(TherapyPlan.self, from: Data(buffer: response.body))
                 XCTAssertEqual(plan.target, TargetRange(lowerCmH2O: 12, upperCmH2O: 18))
                 XCTAssertEqual(plan.breathsPerSet, 8)
+                XCTAssertEqual(plan.sessionsPerDay, 2, "a plan written before sessions a day existed takes the default")
                 XCTAssertEqual(plan.device, .acapella)
             }
             try await client.execute(uri: "/api/plan", method: .get) { response in
                 XCTAssertEqual(try JSONDecoder().decode(TherapyPlan.self, from: Data(buffer: response.body)).sets, 2)
             }
             for bad in [
-                #"{"target_low_cmh2o": 25, "target_high_cmh2o": 18}"#, #"{"sets": 0}"#, #"{"minutes": "ten"}"#, "not json",
+                #"{"target_low_cmh2o": 25, "target_high_cmh2o": 18}"#, #"{"sets": 0}"#, #"{"minutes": "ten"}"#, #"{"sessions_per_day": 11}"#, #"{"sessions_per_day": 0}"#, "not json",
                 #"{"device": {"name": "x", "lower_frequency_hz": 10, "upper_frequency_hz": 11, "intercept_cmh2o": 0, "slope_cmh2o_per_hz": 1}}"#,
             ] {
                 try await client.execute(uri: "/api/plan", method: .put, body: ByteBuffer(string: bad)) { response in

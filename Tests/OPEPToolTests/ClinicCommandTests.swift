@@ -30,7 +30,7 @@ final class ClinicCommandTests: XCTestCase {
         ])
         XCTAssertEqual(patient.status, 0, patient.stderr)
         let lines = nonEmptyLines(patient.stdout)
-        XCTAssertEqual(lines.first, "Patient 1, Ann Smith, followed by m.rossi: target 12-18 cmH2O, 4 sets of 10 breaths, 15 min, Acapella.")
+        XCTAssertEqual(lines.first, "Patient 1, Ann Smith, followed by m.rossi: target 12-18 cmH2O, 4 sets of 10 breaths, 15 min, 2 a day, Acapella.")
         let tokenLine = try XCTUnwrap(lines.first { $0.hasPrefix("Access token") })
         let token = try XCTUnwrap(tokenLine.split(separator: " ").last.map(String.init))
         XCTAssertEqual(token.count, 32)
@@ -42,16 +42,16 @@ final class ClinicCommandTests: XCTestCase {
         let secondToken = nonEmptyLines(second.stdout).first { $0.hasPrefix("Access token") }?.split(separator: " ").last
         XCTAssertNotEqual(secondToken.map(String.init), token, "every patient has a token of their own")
 
-        let changed = try run(["clinic", "plan", "1", "--minutes", "20", "--database", database])
+        let changed = try run(["clinic", "plan", "1", "--minutes", "20", "--sessions-per-day", "3", "--database", database])
         XCTAssertEqual(changed.status, 0, changed.stderr)
-        XCTAssertEqual(nonEmptyLines(changed.stdout), ["Patient 1, Ann Smith: target 12-18 cmH2O, 4 sets of 10 breaths, 20 min, Acapella."])
+        XCTAssertEqual(nonEmptyLines(changed.stdout), ["Patient 1, Ann Smith: target 12-18 cmH2O, 4 sets of 10 breaths, 20 min, 3 a day, Acapella."])
 
         let list = try run(["clinic", "list", "--database", database])
         XCTAssertEqual(list.status, 0, list.stderr)
         XCTAssertEqual(nonEmptyLines(list.stdout), [
             "m.rossi (Maria Rossi): 2 patients",
-            "      1  Ann Smith: 0 sessions; target 12-18 cmH2O, 4 sets of 10 breaths, 20 min, Acapella",
-            "      2  Bo: 0 sessions; target 10-20 cmH2O, 3 sets of 10 breaths, 15 min, Acapella",
+            "      1  Ann Smith: 0 sessions; target 12-18 cmH2O, 4 sets of 10 breaths, 20 min, 3 a day, Acapella",
+            "      2  Bo: 0 sessions; target 10-20 cmH2O, 3 sets of 10 breaths, 15 min, 2 a day, Acapella",
         ])
     }
 
@@ -81,14 +81,19 @@ final class ClinicCommandTests: XCTestCase {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd"
         let today = formatter.string(from: Date())
-        for (patient, name, sessions) in [("1", "Ann", 1), ("2", "Bo", 0)] {
+        XCTAssertEqual(try run(["clinic", "plan", "1", "--sessions-per-day", "3", "--database", database]).status, 0)
+        for (patient, name, sessions, perDay) in [("1", "Ann", 1, 3), ("2", "Bo", 0, 2)] {
             let report = directory.path("adherence-\(patient).html")
             let made = try run(["report", "--from", today, "--to", today, "--patient", patient, "-o", report, "--database", database])
             XCTAssertEqual(made.status, 0, made.stderr)
             let html = try String(contentsOfFile: report, encoding: .utf8)
             XCTAssertTrue(html.contains("Therapy adherence of \(name), \(today) to \(today)"), name)
             XCTAssertEqual(html.components(separatedBy: "class=\"session\"").count - 1, sessions, "\(name)'s sessions in the report")
+            XCTAssertTrue(html.contains("\(sessions) of \(perDay) planned"), "counted against \(name)'s own plan")
         }
+        let overridden = directory.path("adherence-once.html")
+        XCTAssertEqual(try run(["report", "--from", today, "--to", today, "--patient", "1", "--sessions-per-day", "1", "-o", overridden, "--database", database]).status, 0)
+        XCTAssertTrue(try String(contentsOfFile: overridden, encoding: .utf8).contains("1 of 1 planned"), "--sessions-per-day overrides the plan")
         let noDays = try run(["report", "--patient", "1", "-o", directory.path("x.html"), "--database", database])
         XCTAssertNotEqual(noDays.status, 0)
         XCTAssertTrue(noDays.stderr.contains("--from and --to"), noDays.stderr)

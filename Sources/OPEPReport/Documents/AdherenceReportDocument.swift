@@ -31,22 +31,21 @@ public struct AdherenceSession: Sendable, Hashable, Codable {
 public struct AdherenceReportDocument {
     public var title: String
     public var sessions: [AdherenceSession]
+    /// The plan the days are counted against (its ``TherapyPlan/sessionsPerDay``).
     public var plan: TherapyPlan
-    /// Sessions the plan asks for each day (not part of ``TherapyPlan``).
-    public var sessionsPerDay: Int
+    private var sessionsPerDay: Int { plan.sessionsPerDay }
     /// First and last day shown (whole calendar days in `timeZone`, both included).
     public var from: Date
     public var to: Date
     public var timeZone: TimeZone
 
     public init(
-        title: String = "Therapy adherence", sessions: [AdherenceSession], plan: TherapyPlan = .standard, sessionsPerDay: Int = 2,
+        title: String = "Therapy adherence", sessions: [AdherenceSession], plan: TherapyPlan = .standard,
         from: Date, to: Date, timeZone: TimeZone
     ) {
         self.title = title
         self.sessions = sessions
         self.plan = plan
-        self.sessionsPerDay = sessionsPerDay
         self.from = from
         self.to = to
         self.timeZone = timeZone

@@ -1,11 +1,13 @@
 // The clinicians' page: sign in, the patients one follows with their week at a glance, and one
-// patient's sessions and plan (the API under /api/clinic/, docs/clinic.md).
+// patient's sessions, plan and adherence report (the API under /api/clinic/, docs/clinic.md).
 
 import { clock, dateTime, el, exportLinks, fetchJSON, num, pct } from './common.js';
 
 const $ = (id) => document.getElementById(id);
-const PLAN_FIELDS = ['target_low_cmh2o', 'target_high_cmh2o', 'breaths_per_set', 'sets', 'minutes'];
+const PLAN_FIELDS = ['target_low_cmh2o', 'target_high_cmh2o', 'breaths_per_set', 'sets', 'minutes', 'sessions_per_day'];
+const DAY = 24 * 3600 * 1000;
 let shownPatient = null;
+let shownWeek = null;
 
 function setStatus(text, isError = false) {
   $('status').textContent = text;
@@ -20,7 +22,18 @@ function trend(now, before) {
 }
 
 function planText(plan) {
-  return `${plan.target_low_cmh2o}–${plan.target_high_cmh2o} cmH₂O, ${plan.sets} × ${plan.breaths_per_set}, ${plan.minutes} min`;
+  return `${plan.target_low_cmh2o}–${plan.target_high_cmh2o} cmH₂O, ${plan.sets} × ${plan.breaths_per_set}, ${plan.minutes} min, ${plan.sessions_per_day} a day`;
+}
+
+/** Sessions in a week against the plan's, e.g. "9 of 14". */
+function weekSessions(week, plan) {
+  return `${week.sessions} of ${7 * plan.sessions_per_day}`;
+}
+
+/** A day as the date input and the API write it, YYYY-MM-DD, in the browser's time zone. */
+function isoDay(date) {
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
 function showSignIn() {
@@ -40,7 +53,7 @@ function patientTable(patients) {
       open.addEventListener('click', () => showPatient(patient.id));
       return el('tr', { 'data-patient': String(patient.id) },
         el('th', { scope: 'row' }, open),
-        el('td', {}, String(week.sessions)), el('td', {}, String(before.sessions)), el('td', {}, String(week.breaths)),
+        el('td', {}, weekSessions(week, patient.plan)), el('td', {}, weekSessions(before, patient.plan)), el('td', {}, String(week.breaths)),
         el('td', {}, pct(week.share_in_target) + trend(week.share_in_target, before.share_in_target)),
         el('td', {}, last ? dateTime(last) : '—'), el('td', {}, planText(patient.plan)));
     }))));
@@ -73,6 +86,12 @@ async function showPatients() {
   setStatus('');
 }
 
+/** The shown patient's last 7 days against `plan`. */
+function showWeek(plan) {
+  const week = shownWeek;
+  $('patient-week').textContent = `Last 7 days: ${weekSessions(week, plan)} sessions planned, ${week.breaths} breaths, ${pct(week.share_in_target)} of flutter time in target.`;
+}
+
 async function showPatient(id) {
   let data;
   try {
@@ -84,11 +103,17 @@ async function showPatient(id) {
   const { patient, this_week: week } = data.adherence;
   shownPatient = patient.id;
   $('patient-title').textContent = patient.name;
-  $('patient-week').textContent = `Last 7 days: ${week.sessions} session${week.sessions === 1 ? '' : 's'}, ${week.breaths} breaths, ${pct(week.share_in_target)} of flutter time in target.`;
+  shownWeek = week;
+  showWeek(patient.plan);
   const form = $('patient-plan');
   for (const name of PLAN_FIELDS) form.elements[name].value = patient.plan[name];
   form.dataset.device = JSON.stringify(patient.plan.device);
   $('plan-message').textContent = '';
+  const report = $('patient-report');
+  const today = new Date();
+  report.elements.to.value = isoDay(today);
+  report.elements.from.value = isoDay(new Date(today.getTime() - 27 * DAY));
+  $('report-message').textContent = '';
   $('patient-sessions').replaceChildren(sessionsTable(data.sessions));
   $('patient').hidden = false;
   $('patient').scrollIntoView({ block: 'start' });
@@ -102,10 +127,41 @@ async function savePlan(event) {
   try {
     const saved = await fetchJSON(`/api/clinic/patients/${shownPatient}/plan`, { method: 'PUT', json: plan });
     $('plan-message').textContent = `Saved: ${planText(saved)}. The patient's coach takes it at its next start.`;
+    showWeek(saved);
     await showPatients();
   } catch (error) {
     if (error.status === 401) return showSignIn();
     $('plan-message').textContent = `Not saved: ${error.message}`;
+  }
+}
+
+/** Opens the shown patient's adherence report over the chosen days in a new tab. */
+function openReport(event) {
+  event.preventDefault();
+  const form = $('patient-report');
+  const from = form.elements.from.value, to = form.elements.to.value;
+  if (!from || !to || from > to) {
+    $('report-message').textContent = 'Choose the first and the last day, the first not after the last.';
+    return;
+  }
+  $('report-message').textContent = '';
+  const query = new URLSearchParams({ from, to });
+  window.open(`/api/clinic/patients/${shownPatient}/report?${query}`, '_blank', 'noopener');
+}
+
+/** Changes the clinician's password; their other sign-ins end, this one goes on. */
+async function changePassword(event) {
+  event.preventDefault();
+  const form = $('password-form');
+  const say = (text) => { $('password-message').textContent = text; };
+  if (form.elements.new.value !== form.elements.again.value) return say('The two new passwords differ.');
+  try {
+    await fetchJSON('/api/clinic/password', { method: 'POST', json: { current: form.elements.current.value, new: form.elements.new.value } });
+    form.reset();
+    say('Password changed. Your sign-ins elsewhere have ended.');
+  } catch (error) {
+    if (error.status === 401) return showSignIn();
+    say(`Not changed: ${error.message}`);
   }
 }
 
@@ -128,5 +184,7 @@ async function signOut() {
 
 $('sign-in-form').addEventListener('submit', signIn);
 $('patient-plan').addEventListener('submit', savePlan);
+$('patient-report').addEventListener('submit', openReport);
+$('password-form').addEventListener('submit', changePassword);
 $('sign-out').addEventListener('click', signOut);
 showPatients();

@@ -6,7 +6,6 @@ import { loadPlan } from './plan.js';
 
 const $ = (id) => document.getElementById(id);
 const DAYS = 30;
-const PER_DAY_KEY = 'opep.sessionsPerDay';
 
 function setStatus(text, isError = false) {
   $('status').textContent = text;
@@ -50,7 +49,7 @@ function drawTrends(rows, plan) {
   const range = dayRange(rows, DAYS);
   const days = range.map((d) => d.date);
   const value = (f) => range.map(({ row }) => (row && row.sessions > 0 ? f(row) : null));
-  const perDay = Number(localStorage.getItem(PER_DAY_KEY)) || null;
+  const perDay = plan.sessions_per_day;
   const planned = plan.breaths_per_set * plan.sets;
   const any = rows.some((r) => r.sessions > 0);
   if (!any) {
@@ -60,7 +59,7 @@ function drawTrends(rows, plan) {
   trendChart($('chart-sessions'), {
     days, kind: 'bar', integer: true, values: range.map(({ row }) => row?.sessions ?? 0), yLabel: 'Sessions',
     title: 'Sessions per day', format: (v) => `${v} session${v === 1 ? '' : 's'}`,
-    ref: perDay ? { value: perDay, label: `goal ${perDay} a day` } : undefined,
+    ref: { value: perDay, label: `plan ${perDay} a day` },
   });
   trendChart($('chart-breaths'), {
     days, kind: 'line', values: value((r) => r.breaths / r.sessions), yLabel: 'Breaths per session',
@@ -79,8 +78,6 @@ function drawTrends(rows, plan) {
 }
 
 async function main() {
-  const perDayInput = $('per-day');
-  perDayInput.value = localStorage.getItem(PER_DAY_KEY) || '';
   const [planResult, sessions, trends] = await Promise.allSettled([
     loadPlan(), fetchJSON('/api/sessions'), fetchJSON(`/api/trends?days=${DAYS}`),
   ]);
@@ -95,11 +92,6 @@ async function main() {
   const rows = trends.status === 'fulfilled' ? trends.value?.days ?? [] : [];
   if (trends.status === 'rejected') problems.push(`trends: ${trends.reason.message}`);
   drawTrends(rows, plan);
-  perDayInput.addEventListener('change', () => {
-    const v = Math.round(Number(perDayInput.value));
-    if (v >= 1 && v <= 10) localStorage.setItem(PER_DAY_KEY, String(v)); else localStorage.removeItem(PER_DAY_KEY);
-    drawTrends(rows, plan);
-  });
   setStatus(problems.length ? `Could not load ${problems.join('; ')}` : '', problems.length > 0);
 }
 

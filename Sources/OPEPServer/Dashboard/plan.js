@@ -11,7 +11,7 @@ export const ACAPELLA = Object.freeze({
 });
 
 export const DEFAULT_PLAN = Object.freeze({
-  target_low_cmh2o: 10, target_high_cmh2o: 20, breaths_per_set: 10, sets: 3, minutes: 15, device: ACAPELLA,
+  target_low_cmh2o: 10, target_high_cmh2o: 20, breaths_per_set: 10, sets: 3, minutes: 15, sessions_per_day: 2, device: ACAPELLA,
 });
 
 function storeLocally(plan) {
@@ -59,7 +59,7 @@ export function bindPlanForm(form, { onSaved, onMessage, serverless = () => fals
   const custom = form.querySelector('.custom-device');
   const kind = form.elements.device_kind;
   const dirtyNote = form.querySelector('.dirty');
-  const numberFields = ['target_low_cmh2o', 'target_high_cmh2o', 'breaths_per_set', 'sets', 'minutes'];
+  const numberFields = ['target_low_cmh2o', 'target_high_cmh2o', 'breaths_per_set', 'sets', 'minutes', 'sessions_per_day'];
   const deviceFields = ['lower_frequency_hz', 'upper_frequency_hz', 'intercept_cmh2o', 'slope_cmh2o_per_hz'];
 
   const showCustom = () => {

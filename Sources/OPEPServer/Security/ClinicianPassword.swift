@@ -14,13 +14,19 @@ public enum ClinicianPassword {
 
     /// The hash to store for `password`; throws ``ClinicRecordError`` for one too short or too long.
     public static func hash(_ password: String, cost: UInt8 = cost) throws -> String {
+        try requireAcceptable(password)
+        return Bcrypt.hash(password, cost: cost)
+    }
+
+    /// Throws ``ClinicRecordError`` unless `password` is ``shortest`` characters or more and
+    /// ``longestBytes`` bytes or fewer.
+    public static func requireAcceptable(_ password: String, field: String = "password") throws {
         guard password.count >= shortest else {
-            throw ClinicRecordError(field: "password", value: nil, expected: "at least \(shortest) characters long")
+            throw ClinicRecordError(field: field, value: nil, expected: "at least \(shortest) characters long")
         }
         guard password.utf8.count <= longestBytes else {
-            throw ClinicRecordError(field: "password", value: nil, expected: "at most \(longestBytes) bytes of UTF-8")
+            throw ClinicRecordError(field: field, value: nil, expected: "at most \(longestBytes) bytes of UTF-8")
         }
-        return Bcrypt.hash(password, cost: cost)
     }
 
     /// Whether `password` is the one `hash` was made of.
