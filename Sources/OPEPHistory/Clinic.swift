@@ -19,7 +19,8 @@ public struct Clinician: Sendable, Hashable, Codable {
 
 /// A patient a clinician follows: their plan, and their sessions (`patient_id` of a session). The
 /// patient's coach presents an access token of its own, which the history keeps only as its
-/// SHA-256 digest.
+/// SHA-256 digest. A patient whose therapy has ended is archived: their token opens nothing and
+/// their clinician's list shows them apart, while their sessions stay.
 public struct Patient: Sendable, Hashable, Codable {
     public var id: Int64
     /// The clinician who follows the patient.
@@ -29,9 +30,11 @@ public struct Patient: Sendable, Hashable, Codable {
     public var plan: TherapyPlan
     /// ISO 8601, UTC.
     public var createdAt: String
+    /// When the patient was archived (ISO 8601, UTC); nil while they are followed.
+    public var archivedAt: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, clinicianID = "clinician_id", name, plan, createdAt = "created_at"
+        case id, clinicianID = "clinician_id", name, plan, createdAt = "created_at", archivedAt = "archived_at"
     }
 }
 
@@ -173,14 +176,17 @@ extension HistoryStore {
         }
     }
 
-    /// The patients of the clinician `clinicianID` (every patient when nil), by name.
-    public func patients(of clinicianID: Int64? = nil) throws -> [Patient] {
-        try database.read { db in
-            if let clinicianID {
-                return try db.rows("SELECT * FROM patients WHERE clinician_id = ? ORDER BY name, id", [clinicianID]).map(Self.patient)
-            }
-            return try db.rows("SELECT * FROM patients ORDER BY name, id", []).map(Self.patient)
+    /// The patients of the clinician `clinicianID` (every patient when nil), by name: those
+    /// archived or not when `archived` says which, else both.
+    public func patients(of clinicianID: Int64? = nil, archived: Bool? = nil) throws -> [Patient] {
+        var conditions: [String] = [], arguments: [any SQLArgument] = []
+        if let clinicianID {
+            conditions.append("clinician_id = ?")
+            arguments.append(clinicianID)
         }
+        if let archived { conditions.append(archived ? "archived_at IS NOT NULL" : "archived_at IS NULL") }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return try database.read { db in try db.rows("SELECT * FROM patients\(filter) ORDER BY name, id", arguments).map(Self.patient) }
     }
 
     /// The patient `id`; nil when there is none.
@@ -188,10 +194,24 @@ extension HistoryStore {
         try database.read { db in try db.row("SELECT * FROM patients WHERE id = ?", [id]).map(Self.patient) }
     }
 
-    /// The patient whose coach presents `token`; nil when no patient has it.
+    /// The patient whose coach presents `token`; nil when no patient has it or theirs is archived.
     public func patient(presenting token: String) throws -> Patient? {
         let digest = Self.tokenDigest(token)
-        return try database.read { db in try db.row("SELECT * FROM patients WHERE token_hash = ?", [digest]).map(Self.patient) }
+        return try database.read { db in
+            try db.row("SELECT * FROM patients WHERE token_hash = ? AND archived_at IS NULL", [digest]).map(Self.patient)
+        }
+    }
+
+    /// Archives the patient `id` at `now` (their therapy has ended), or follows them again when
+    /// `archived` is false; archiving one already archived keeps its first time. False when there
+    /// is no such patient.
+    @discardableResult
+    public func setArchived(_ archived: Bool, patient id: Int64, now: Date = Date()) throws -> Bool {
+        try database.write { db in
+            archived
+                ? try db.execute("UPDATE patients SET archived_at = COALESCE(archived_at, ?) WHERE id = ?", [now.timeIntervalSince1970, id]) > 0
+                : try db.execute("UPDATE patients SET archived_at = NULL WHERE id = ?", [id]) > 0
+        }
     }
 
     /// Gives the patient `id` a new access token (kept as its SHA-256): the old one opens nothing
@@ -238,7 +258,8 @@ extension HistoryStore {
         Patient(
             id: try row.get("id"), clinicianID: try row.get("clinician_id"), name: try row.get("name"),
             plan: try decode(TherapyPlan.self, row.get("plan_json")),
-            createdAt: iso8601(Date(timeIntervalSince1970: try row.get("created_at"))))
+            createdAt: iso8601(Date(timeIntervalSince1970: try row.get("created_at"))),
+            archivedAt: (try row.get("archived_at") as Double?).map { iso8601(Date(timeIntervalSince1970: $0)) })
     }
 
     static func checkUsername(_ username: String) throws {

@@ -79,6 +79,8 @@ public func buildRouter(
     router.get("/api/clinic/patients") { _, context in try clinic.patients(context) }
     router.get("/api/clinic/patients/:id") { _, context in try clinic.patient(patientID(context), context: context) }
     router.get("/api/clinic/patients/:id/report") { request, context in try clinic.report(patientID(context), request, context: context) }
+    router.post("/api/clinic/patients/:id/archive") { _, context in try clinic.setArchived(true, patientID(context), context: context) }
+    router.post("/api/clinic/patients/:id/restore") { _, context in try clinic.setArchived(false, patientID(context), context: context) }
     router.put("/api/clinic/patients/:id/plan") { request, context in try await clinic.savePlan(patientID(context), request, context: context) }
     router.get("/api/health") { _, _ in jsonResponse(LiveSession.encode(live.health)) }
     router.on("/api/**", method: .get) { request, _ -> Response in throw APIError(.notFound, "no such API: \(request.uri.path)") }

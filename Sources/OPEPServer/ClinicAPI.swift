@@ -106,12 +106,24 @@ struct ClinicAPI: Sendable {
         return response
     }
 
-    /// `GET /api/clinic/patients`: the clinician and each of their patients' adherence.
+    /// `GET /api/clinic/patients`: the clinician and each of their patients' adherence, those they
+    /// follow and, apart, those archived.
     func patients(_ context: ServerRequestContext) throws -> Response {
         let clinician = try signedIn(context)
         let now = Date()
-        let patients = try store.patients(of: clinician.id).map { try store.adherence(of: $0, now: now) }
-        return jsonResponse(LiveSession.encode(PatientList(clinician: clinician, patients: patients)))
+        func adherence(archived: Bool) throws -> [PatientAdherence] {
+            try store.patients(of: clinician.id, archived: archived).map { try store.adherence(of: $0, now: now) }
+        }
+        let list = PatientList(clinician: clinician, patients: try adherence(archived: false), archived: try adherence(archived: true))
+        return jsonResponse(LiveSession.encode(list))
+    }
+
+    /// `POST /api/clinic/patients/:id/archive` (`archived` true) and `.../restore` (false): the
+    /// patient archived, their token then opening nothing, or followed again; 200 with the patient.
+    func setArchived(_ archived: Bool, _ id: Int64, context: ServerRequestContext) throws -> Response {
+        let patient = try followed(id, by: try signedIn(context))
+        try store.setArchived(archived, patient: patient.id)
+        return jsonResponse(LiveSession.encode(try store.patient(patient.id) ?? patient))
     }
 
     /// `GET /api/clinic/patients/:id`: one patient's adherence, sessions and daily trends (30 days).
@@ -185,6 +197,7 @@ struct ClinicAPI: Sendable {
 struct PatientList: Encodable {
     var clinician: Clinician
     var patients: [PatientAdherence]
+    var archived: [PatientAdherence]
 }
 
 /// The answer to `GET /api/clinic/patients/:id`.

@@ -21,7 +21,7 @@ struct ClinicCommand: ParsableCommand {
             """,
         subcommands: [
             ClinicListCommand.self, AddClinicianCommand.self, SetPasswordCommand.self, AddPatientCommand.self, NewTokenCommand.self,
-            PatientPlanCommand.self,
+            PatientPlanCommand.self, ArchivePatientCommand.self,
         ],
         defaultSubcommand: ClinicListCommand.self
     )
@@ -116,7 +116,8 @@ struct ClinicListCommand: ParsableCommand {
             for patient in patients {
                 let sessions = try store.sessions(patient: patient.id)
                 let last = sessions.first.map { ", last \(HistoryCommand.localTime($0.startedAt))" } ?? ""
-                print("  \(patient.id)".leftPad(7) + "  \(patient.name): \(sessions.count) session\(sessions.count == 1 ? "" : "s")\(last); "
+                let archived = patient.archivedAt.map { " (archived \(HistoryCommand.localTime($0)))" } ?? ""
+                print("  \(patient.id)".leftPad(7) + "  \(patient.name)\(archived): \(sessions.count) session\(sessions.count == 1 ? "" : "s")\(last); "
                     + PlanOptions.describe(patient.plan))
             }
         }
@@ -247,7 +248,35 @@ struct NewTokenCommand: ParsableCommand {
         let token = AccessToken.random()
         try store.replaceToken(ofPatient: found.id, with: token.text)
         print("Patient \(found.id), \(found.name): a new access token; the old one opens nothing any more.")
+        if found.archivedAt != nil { print("The patient is archived: neither token opens anything until `opep clinic archive \(found.id) --restore`.") }
         printToken(token, address: pairing.address)
+    }
+}
+
+struct ArchivePatientCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "archive",
+        abstract: "Archive a patient whose therapy has ended, or follow them again with --restore.",
+        discussion: """
+            An archived patient's token opens nothing and their clinician's page lists them apart; \
+            their sessions stay in the history, and their clinician can still read them.
+            """)
+
+    @Argument(help: "The patient's id (`opep clinic` lists them).")
+    var patient: Int64
+
+    @Flag(help: "Follow the patient again: their token opens their coach once more.")
+    var restore = false
+
+    @OptionGroup var history: HistoryDatabaseOptions
+
+    func run() throws {
+        let store = try history.openExistingStore()
+        let found = try store.requirePatient(patient)
+        try store.setArchived(!restore, patient: found.id)
+        print(restore
+            ? "Patient \(found.id), \(found.name): followed again; their token opens their coach."
+            : "Patient \(found.id), \(found.name): archived; their token opens nothing, their sessions stay.")
     }
 }
 

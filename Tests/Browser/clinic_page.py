@@ -8,7 +8,8 @@ lists her two patients (not the colleague's), the first with this week's session
 opening that patient shows the session, whose own page opens; the plan changed on the page
 (sessions a day included) is what the patient's coach then reads with her token; her adherence
 report opens from the page, counted against that plan; she changes her password on the page
-(refused while the two new ones differ or the current one is wrong) and signs in with the new one; signing out shows the sign-in again; last,
+(refused while the two new ones differ or the current one is wrong) and signs in with the new one;
+archiving a patient lists him apart until he is followed again; signing out shows the sign-in again; last,
 the patient's coach page (opened with her token) shows her plan as prescribed by her
 physiotherapist, not to be changed there.
 
@@ -126,6 +127,21 @@ def main():
 
         driver.go(url + "/clinic")
         wait("signed in still", lambda: driver.script("return !document.querySelector('#sign-out').hidden;"), 20)
+        driver.script("window.confirm = () => true;"
+                      "[...document.querySelectorAll('#patient-table tbody tr')].find((r) => r.textContent.includes('Bo Brown')).querySelector('button').click();")
+        wait("Bo's panel", lambda: driver.text("#patient-title") == "Bo Brown", 20)
+        driver.click("#archive-button")
+        archived = wait("Bo archived", lambda: driver.script(
+            "const a = [...document.querySelectorAll('#archived-table tbody th')].map((c) => c.textContent.trim());"
+            "return !document.querySelector('#archived-patients').hidden && a.length ? a : null;"), 20)
+        assert archived == ["Bo Brown"], f"the archived patients read {archived}"
+        following = driver.script("return [...document.querySelectorAll('#patient-table tbody th')].map((c) => c.textContent.trim());")
+        assert following == ["Ann Smith"], f"the patients followed read {following}"
+        assert (driver.text("#archived-note") or "").startswith("Archived"), driver.text("#archived-note")
+        driver.click("#archive-button")
+        wait("Bo followed again", lambda: driver.script(
+            "return document.querySelector('#archived-patients').hidden && document.querySelectorAll('#patient-table tbody tr').length === 2;"), 20)
+
         def change_password(current, new, again):
             driver.script("const f = document.querySelector('#password-form'); document.querySelector('#password-change').open = true;"
                           "f.elements.current.value = arguments[0]; f.elements.new.value = arguments[1]; f.elements.again.value = arguments[2];"
@@ -157,7 +173,7 @@ def main():
 
         print(f"ok: a wrong password refused; 2 patients listed, Ann with 1 session of {breaths} breaths; "
               "her session opens; the plan changed on the page reaches her coach, which shows it as prescribed; her adherence "
-              "report opens against it; her password changed on the page; signed out")
+              "report opens against it; a patient archived and followed again; her password changed on the page; signed out")
         return 0
     except Exception as error:
         print(f"clinic page: FAILED: {error}", file=sys.stderr)

@@ -42,6 +42,31 @@ final class ClinicStoreTests: XCTestCase {
         }
     }
 
+    func testAnArchivedPatientsTokenOpensNothingAndTheirSessionsStay() throws {
+        try eachStore { store in
+            let clinician = try store.addClinician(username: "m.rossi", name: "Maria Rossi", passwordHash: "h")
+            let ann = try store.addPatient(name: "Ann", clinician: clinician.id, plan: .standard, token: "token-of-ann-0123456789abcdefghij")
+            let bo = try store.addPatient(name: "Bo", clinician: clinician.id, plan: .standard, token: "token-of-bo-0123456789abcdefghijk")
+            let session = try record(into: store, patient: ann.id)
+            let archivedAt = Date(timeIntervalSince1970: 1_795_000_000)
+
+            XCTAssertTrue(try store.setArchived(true, patient: ann.id, now: archivedAt))
+            XCTAssertTrue(try store.setArchived(true, patient: ann.id, now: archivedAt.addingTimeInterval(3600)))
+            XCTAssertEqual(try store.patient(ann.id)?.archivedAt, HistoryStore.iso8601(archivedAt), "archived once, at the first time")
+            XCTAssertNil(try store.patient(presenting: "token-of-ann-0123456789abcdefghij"), "an archived patient's token opens nothing")
+            XCTAssertEqual(try store.patient(presenting: "token-of-bo-0123456789abcdefghijk")?.id, bo.id)
+            XCTAssertEqual(try store.patients(of: clinician.id, archived: false).map(\.name), ["Bo"])
+            XCTAssertEqual(try store.patients(of: clinician.id, archived: true).map(\.name), ["Ann"])
+            XCTAssertEqual(try store.patients(of: clinician.id).map(\.name), ["Ann", "Bo"])
+            XCTAssertEqual(try store.sessions(patient: ann.id).map(\.id), [session], "her sessions stay")
+            XCTAssertFalse(try store.setArchived(true, patient: 999))
+
+            XCTAssertTrue(try store.setArchived(false, patient: ann.id))
+            XCTAssertNil(try store.patient(ann.id)?.archivedAt)
+            XCTAssertEqual(try store.patient(presenting: "token-of-ann-0123456789abcdefghij")?.id, ann.id, "followed again")
+        }
+    }
+
     func testTheTokenIsKeptOnlyAsItsDigest() throws {
         let store = try HistoryStore()
         let clinician = try store.addClinician(username: "c", name: "C", passwordHash: "h")

@@ -26,7 +26,7 @@ final class FrozenHistoryTests: XCTestCase {
 
     func testEverySessionOfAnEarlierReleaseShowsAndExports() throws {
         let store = try openCopy()
-        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at", "v8-clinicians-and-patients", "v9-clinician-sign-ins"])
+        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at", "v8-clinicians-and-patients", "v9-clinician-sign-ins", "v10-archived-patients"])
         let rows = try store.sessions()
         XCTAssertEqual(rows.map(\.id), [2, 1])
         XCTAssertEqual(rows.map(\.source), [.imported, .monitor])

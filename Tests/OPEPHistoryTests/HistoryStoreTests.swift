@@ -47,12 +47,12 @@ final class HistoryStoreTests: XCTestCase {
     func testMigrationsAreNamedAndReopeningKeepsData() throws {
         let path = (try temporaryFolder() as NSString).appendingPathComponent("a/b/history.sqlite")
         let store = try HistoryStore(path: path)
-        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at", "v8-clinicians-and-patients", "v9-clinician-sign-ins"])
+        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at", "v8-clinicians-and-patients", "v9-clinician-sign-ins", "v10-archived-patients"])
         let id = try record(into: store)
         let reopened = try HistoryStore(path: path)
-        XCTAssertEqual(try reopened.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at", "v8-clinicians-and-patients", "v9-clinician-sign-ins"])
+        XCTAssertEqual(try reopened.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at", "v8-clinicians-and-patients", "v9-clinician-sign-ins", "v10-archived-patients"])
         XCTAssertEqual(try reopened.sessions().map(\.id), [id])
-        XCTAssertEqual(try HistoryStore().appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at", "v8-clinicians-and-patients", "v9-clinician-sign-ins"])
+        XCTAssertEqual(try HistoryStore().appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at", "v8-clinicians-and-patients", "v9-clinician-sign-ins", "v10-archived-patients"])
     }
 
     /// The history holds health data: the folder it creates, the database and its WAL files are

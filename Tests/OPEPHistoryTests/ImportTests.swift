@@ -198,7 +198,7 @@ final class ImportTests: XCTestCase {
             }
         }
         let store = try HistoryStore(path: path)
-        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at", "v8-clinicians-and-patients", "v9-clinician-sign-ins"])
+        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-imports", "v3-stable-import-keys", "v4-event-breath-in-set", "v5-signal-check", "v6-breath-signal", "v7-saved-at", "v8-clinicians-and-patients", "v9-clinician-sign-ins", "v10-archived-patients"])
         XCTAssertEqual(try store.sessions().map(\.id), [2, 1])
         XCTAssertEqual(try store.sessions().map(\.source), [.monitor, .monitor])
         XCTAssertEqual(try store.session(1)?.breaths.map(\.end), [5])

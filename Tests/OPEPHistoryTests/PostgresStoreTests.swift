@@ -17,12 +17,12 @@ final class PostgresStoreTests: XCTestCase {
     func testMigrationsAreNamedAndReopeningKeepsData() throws {
         let address = try freshDatabase()
         let store = try HistoryStore(postgres: address)
-        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-saved-at", "v3-clinicians-and-patients", "v4-clinician-sign-ins"])
+        XCTAssertEqual(try store.appliedMigrations(), ["v1-sessions", "v2-saved-at", "v3-clinicians-and-patients", "v4-clinician-sign-ins", "v5-archived-patients"])
         XCTAssertEqual(store.location, address.description)
         XCTAssertNil(store.path)
         let imported = try store.importSession(ImportTests.document, defaultStart: Date())
         let reopened = try HistoryStore(location: .postgres(address))
-        XCTAssertEqual(try reopened.appliedMigrations(), ["v1-sessions", "v2-saved-at", "v3-clinicians-and-patients", "v4-clinician-sign-ins"])
+        XCTAssertEqual(try reopened.appliedMigrations(), ["v1-sessions", "v2-saved-at", "v3-clinicians-and-patients", "v4-clinician-sign-ins", "v5-archived-patients"])
         XCTAssertEqual(try reopened.sessions().map(\.id), [imported.id])
     }
 
@@ -38,7 +38,7 @@ final class PostgresStoreTests: XCTestCase {
             }
         }
         XCTAssertEqual(errors.all, [])
-        XCTAssertEqual(try HistoryStore(postgres: address).appliedMigrations(), ["v1-sessions", "v2-saved-at", "v3-clinicians-and-patients", "v4-clinician-sign-ins"])
+        XCTAssertEqual(try HistoryStore(postgres: address).appliedMigrations(), ["v1-sessions", "v2-saved-at", "v3-clinicians-and-patients", "v4-clinician-sign-ins", "v5-archived-patients"])
     }
 
     /// A server that refuses the connection is one line naming it, without its password.

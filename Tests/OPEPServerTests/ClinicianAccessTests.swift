@@ -195,6 +195,48 @@ final class ClinicianAccessTests: XCTestCase {
         }
     }
 
+    func testAClinicianArchivesAPatientWhoseTokenThenOpensNothing() async throws {
+        let (clinic, other, _) = try Self.clinic()
+        try await securedApp(clinic.store).test(.router) { client in
+            let signedInCookie = try await Self.signIn(client)
+            let signedIn: HTTPFields = [.cookie: try XCTUnwrap(signedInCookie)]
+            let annsCoach: HTTPFields = [.authorization: "Bearer \(clinic.annToken)"]
+            func names(_ key: String) async throws -> [String] {
+                try await client.execute(uri: "/api/clinic/patients", method: .get, headers: signedIn) { response in
+                    let list = try XCTUnwrap(try json(response.body)[key] as? [[String: Any]])
+                    return list.compactMap { ($0["patient"] as? [String: Any])?["name"] as? String }
+                }
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)/archive", method: .post, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .ok)
+                XCTAssertNotNil(try json(response.body)["archived_at"] as? String)
+            }
+            try await client.execute(uri: "/api/plan", method: .get, headers: annsCoach) { response in
+                XCTAssertEqual(response.status, .unauthorized, "an archived patient's token opens nothing")
+            }
+            let following = try await names("patients"), archived = try await names("archived")
+            XCTAssertEqual(following, ["Bo"])
+            XCTAssertEqual(archived, ["Ann"])
+            try await client.execute(uri: "/api/sessions/\(clinic.annSession)", method: .get, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .ok, "her clinician still reads her sessions")
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(other.id)/archive", method: .post, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .notFound, "a colleague's patient")
+            }
+            XCTAssertNil(try clinic.store.patient(other.id)?.archivedAt)
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)/restore", method: .post, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .ok)
+                XCTAssertNil(try json(response.body)["archived_at"])
+            }
+            try await client.execute(uri: "/api/plan", method: .get, headers: annsCoach) { response in
+                XCTAssertEqual(response.status, .ok, "followed again, her token opens her coach")
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)/archive", method: .post) { response in
+                XCTAssertEqual(response.status, .unauthorized, "not signed in")
+            }
+        }
+    }
+
     func testTheClinicPageNeedsNoTokenAndTheOtherPagesStillDo() async throws {
         let (clinic, _, _) = try Self.clinic()
         try await securedApp(clinic.store).test(.router) { client in

@@ -53,6 +53,17 @@ final class ClinicCommandTests: XCTestCase {
             "      1  Ann Smith: 0 sessions; target 12-18 cmH2O, 4 sets of 10 breaths, 20 min, 3 a day, Acapella",
             "      2  Bo: 0 sessions; target 10-20 cmH2O, 3 sets of 10 breaths, 15 min, 2 a day, Acapella",
         ])
+
+        let archived = try run(["clinic", "archive", "2", "--database", database])
+        XCTAssertEqual(nonEmptyLines(archived.stdout), ["Patient 2, Bo: archived; their token opens nothing, their sessions stay."])
+        let listed = try run(["clinic", "--database", database])
+        XCTAssertTrue(listed.stdout.contains("      2  Bo (archived "), listed.stdout)
+        let restored = try run(["clinic", "archive", "2", "--restore", "--database", database])
+        XCTAssertEqual(nonEmptyLines(restored.stdout), ["Patient 2, Bo: followed again; their token opens their coach."])
+        XCTAssertFalse(try run(["clinic", "--database", database]).stdout.contains("archived"))
+        let nobody = try run(["clinic", "archive", "7", "--database", database])
+        XCTAssertEqual(nobody.status, 1)
+        XCTAssertEqual(nonEmptyLines(nobody.stderr), ["opep: error: no patient 7 in \(database) (`opep clinic` lists them)"])
     }
 
     func testAPatientsSessionsAreImportedAndListedAsTheirs() throws {

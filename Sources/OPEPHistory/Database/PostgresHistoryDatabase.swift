@@ -311,6 +311,8 @@ final class PostgresHistoryDatabase: HistoryDatabase {
                 "CREATE INDEX clinician_sign_ins_on_clinician_id ON clinician_sign_ins (clinician_id)",
             ]
         ),
+        // Patients whose therapy has ended, as SQLite's v10-archived-patients.
+        ("v5-archived-patients", ["ALTER TABLE patients ADD COLUMN archived_at double precision"]),
     ]
 }
 

@@ -238,6 +238,9 @@ final class SQLiteHistoryDatabase: HistoryDatabase {
                 t.column("expires_at", .double).notNull()
             }
         }
+        migrator.registerMigration("v10-archived-patients") { db in
+            try db.alter(table: "patients") { t in t.add(column: "archived_at", .double) }
+        }
         return migrator
     }
 }

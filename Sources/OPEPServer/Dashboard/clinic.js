@@ -8,6 +8,7 @@ const PLAN_FIELDS = ['target_low_cmh2o', 'target_high_cmh2o', 'breaths_per_set',
 const DAY = 24 * 3600 * 1000;
 let shownPatient = null;
 let shownWeek = null;
+let shownArchived = false;
 
 function setStatus(text, isError = false) {
   $('status').textContent = text;
@@ -59,6 +60,18 @@ function patientTable(patients) {
     }))));
 }
 
+function archivedTable(patients) {
+  const head = ['Patient', 'Archived', 'Last session'];
+  return el('div', { class: 'table-wrap' }, el('table', { class: 'data' },
+    el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, patients.map(({ patient, last_session: last }) => {
+      const open = el('button', { type: 'button', class: 'link-button' }, patient.name);
+      open.addEventListener('click', () => showPatient(patient.id));
+      return el('tr', { 'data-patient': String(patient.id) },
+        el('th', { scope: 'row' }, open), el('td', {}, dateTime(patient.archived_at)), el('td', {}, last ? dateTime(last) : '—'));
+    }))));
+}
+
 function sessionsTable(sessions) {
   if (!sessions.length) return el('p', { class: 'empty muted' }, 'No sessions yet.');
   const head = ['Date', 'Duration (min:s)', 'Breaths', 'Sets', 'Mean pressure (cmH₂O)', 'In target', 'Session'];
@@ -83,6 +96,9 @@ async function showPatients() {
   $('who').textContent = `${data.clinician.name} (${data.clinician.username})`;
   for (const id of ['who', 'sign-out', 'patients']) $(id).hidden = false;
   $('patient-table').replaceChildren(patientTable(data.patients));
+  const archived = data.archived ?? [];
+  $('archived-patients').hidden = !archived.length;
+  $('archived-table').replaceChildren(archivedTable(archived));
   setStatus('');
 }
 
@@ -90,6 +106,28 @@ async function showPatients() {
 function showWeek(plan) {
   const week = shownWeek;
   $('patient-week').textContent = `Last 7 days: ${weekSessions(week, plan)} sessions planned, ${week.breaths} breaths, ${pct(week.share_in_target)} of flutter time in target.`;
+}
+
+/** Whether the shown patient is archived, and the button that changes it. */
+function showArchived(patient) {
+  shownArchived = Boolean(patient.archived_at);
+  $('archived-note').textContent = shownArchived
+    ? `Archived ${dateTime(patient.archived_at)}: their coach's token opens nothing; their sessions stay.`
+    : 'Followed: their coach records their sessions with their token. Archive them when their therapy has ended.';
+  $('archive-button').textContent = shownArchived ? 'Follow again' : 'Archive (therapy ended)';
+}
+
+async function archive() {
+  const restore = shownArchived;
+  if (!restore && !window.confirm(`Archive ${$('patient-title').textContent}? Their coach will stop working; their sessions stay.`)) return;
+  try {
+    const patient = await fetchJSON(`/api/clinic/patients/${shownPatient}/${restore ? 'restore' : 'archive'}`, { method: 'POST' });
+    showArchived(patient);
+    await showPatients();
+  } catch (error) {
+    if (error.status === 401) return showSignIn();
+    setStatus(`Could not ${restore ? 'restore' : 'archive'} the patient: ${error.message}`, true);
+  }
 }
 
 async function showPatient(id) {
@@ -105,6 +143,7 @@ async function showPatient(id) {
   $('patient-title').textContent = patient.name;
   shownWeek = week;
   showWeek(patient.plan);
+  showArchived(patient);
   const form = $('patient-plan');
   for (const name of PLAN_FIELDS) form.elements[name].value = patient.plan[name];
   form.dataset.device = JSON.stringify(patient.plan.device);
@@ -186,5 +225,6 @@ $('sign-in-form').addEventListener('submit', signIn);
 $('patient-plan').addEventListener('submit', savePlan);
 $('patient-report').addEventListener('submit', openReport);
 $('password-form').addEventListener('submit', changePassword);
+$('archive-button').addEventListener('click', archive);
 $('sign-out').addEventListener('click', signOut);
 showPatients();
