@@ -123,7 +123,11 @@ let package = Package(
         .target(name: "OPEPFuzzTargets", dependencies: ["OPEPKit", "OPEPAudio"]),
         .target(
             name: "OPEPServerFuzzTargets",
-            dependencies: ["OPEPFuzzTargets", "OPEPHistory", "OPEPServer", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "OPEPFuzzTargets", "OPEPHistory", "OPEPServer", "OPEPKit", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]),
         // What the test targets share: a missing tool skips a test, or fails it in CI.
         .target(name: "TestTools", path: "Tests/TestTools"),
         // A simulated session and its analysis, shared by the history and server tests.

@@ -41,7 +41,7 @@ fuzzer="$("${build[@]}" --show-bin-path)/$driver"
 fuzz_one() {
     local target=$1 corpus="$scratch/corpus/$1" findings="Fuzz/Regressions/$1" log="$scratch/$1.log" status=0
     mkdir -p "$corpus" "$findings"
-    OPEP_FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=1 "$fuzzer" "$corpus" "Fuzz/Corpus/$target" \
+    OPEP_FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=Fuzz/lsan-suppressions.txt "$fuzzer" "$corpus" "Fuzz/Corpus/$target" \
         -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$findings/" >"$log" 2>&1 || status=$?
     local runs rate coverage

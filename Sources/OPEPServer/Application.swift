@@ -45,6 +45,7 @@ public func buildRouter(
     }
     let failures = failures ?? FailedAttempts(limit: configuration.limits.maxFailedTokens, window: configuration.limits.failedTokenWindow)
     router.add(middleware: AccessGate(policy: configuration.access, store: store, failures: failures, secure: configuration.tls != nil))
+    router.add(middleware: UnknownAPIRoutes())
     let files = DashboardFiles()
     let api = HistoryAPI(
         store: store, maxRequestBytes: configuration.limits.maxRequestBytes, maxDocumentBytes: configuration.limits.maxDocumentBytes)
@@ -83,7 +84,6 @@ public func buildRouter(
     router.post("/api/clinic/patients/:id/restore") { _, context in try clinic.setArchived(false, patientID(context), context: context) }
     router.put("/api/clinic/patients/:id/plan") { request, context in try await clinic.savePlan(patientID(context), request, context: context) }
     router.get("/api/health") { _, _ in jsonResponse(LiveSession.encode(live.health)) }
-    router.on("/api/**", method: .get) { request, _ -> Response in throw APIError(.notFound, "no such API: \(request.uri.path)") }
     return router
 }
 

@@ -56,6 +56,18 @@ final class RouteTests: XCTestCase {
         }
     }
 
+    func testAnUnknownAPIRouteSaysSoAsJSONWhateverTheMethod() async throws {
+        let store = try HistoryStore()
+        try await app(store).test(.router) { client in
+            for (uri, method) in [("/api/nothing", HTTPRequest.Method.get), ("/api/nothing", .post), ("/api/plan", .delete), ("/api/sessions", .patch), ("/api/trends", .put)] {
+                try await client.execute(uri: uri, method: method) { response in
+                    XCTAssertEqual(response.status, .notFound, "\(method) \(uri)")
+                    XCTAssertEqual(try json(response.body)["error"] as? String, "no such API: \(method) \(uri)")
+                }
+            }
+        }
+    }
+
     func testSessionRoutesAnswer404WithJSONForMissingSessions() async throws {
         let store = try HistoryStore()
         try await app(store).test(.router) { client in
