@@ -30,14 +30,8 @@ struct ClinicAPI: Sendable {
     /// sign-in cookie; 401 for a wrong username or password, counted as a wrong token.
     func signIn(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let client = context.clientAddress ?? "unknown"
-        if let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
-        let body = try await collectBody(request, upTo: maxRequestBytes, what: "the sign-in")
-        let credentials: Credentials
-        do {
-            credentials = try JSONDecoder().decode(Credentials.self, from: Data(buffer: body))
-        } catch {
-            throw APIError(.badRequest, "the sign-in must be JSON {\"username\": ..., \"password\": ...}")
-        }
+        let credentials = try await passwordForm(
+            Credentials.self, in: request, from: client, what: "the sign-in", shape: #"{"username": ..., "password": ...}"#)
         let found = try store.clinician(username: credentials.username)
         let hash = found?.passwordHash ?? Self.unknownUserHash
         let matches = try await NIOThreadPool.singleton.runIfActive {
@@ -47,11 +41,7 @@ struct ClinicAPI: Sendable {
             failures.record(client)
             throw APIError(.unauthorized, "wrong username or password")
         }
-        let token = AccessToken.random()
-        try store.recordSignIn(clinician: clinician.id, token: token.text, expires: Date().addingTimeInterval(ClinicianSignIn.lifetime))
-        var response = jsonResponse(LiveSession.encode(["clinician": clinician]))
-        response.headers[.setCookie] = ClinicianSignIn.cookie(keeping: token.text, secure: secure)
-        return response
+        return try newSignIn(of: clinician)
     }
 
     /// What `POST /api/clinic/password` takes.
@@ -67,14 +57,8 @@ struct ClinicAPI: Sendable {
     func changePassword(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let clinician = try signedIn(context)
         let client = context.clientAddress ?? "unknown"
-        if let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
-        let body = try await collectBody(request, upTo: maxRequestBytes, what: "the password change")
-        let change: PasswordChange
-        do {
-            change = try JSONDecoder().decode(PasswordChange.self, from: Data(buffer: body))
-        } catch {
-            throw APIError(.badRequest, "the password change must be JSON {\"current\": ..., \"new\": ...}")
-        }
+        let change = try await passwordForm(
+            PasswordChange.self, in: request, from: client, what: "the password change", shape: #"{"current": ..., "new": ...}"#)
         do {
             try ClinicianPassword.requireAcceptable(change.new, field: "new password")
         } catch let refusal as ClinicRecordError {
@@ -90,6 +74,25 @@ struct ClinicAPI: Sendable {
             throw APIError(.forbidden, "the current password is wrong")
         }
         _ = try store.setPasswordHash(newHash, forClinician: clinician.username)
+        return try newSignIn(of: clinician)
+    }
+
+    /// The JSON a form with a password sent, unless `client` is locked out by its wrong attempts; a
+    /// 400 saying `what` must be JSON of `shape` otherwise.
+    private func passwordForm<Form: Decodable>(
+        _ type: Form.Type, in request: Request, from client: String, what: String, shape: String
+    ) async throws -> Form {
+        if let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
+        let body = try await collectBody(request, upTo: maxRequestBytes, what: what)
+        do {
+            return try JSONDecoder().decode(type, from: Data(buffer: body))
+        } catch {
+            throw APIError(.badRequest, "\(what) must be JSON \(shape)")
+        }
+    }
+
+    /// A new sign-in of `clinician`: 200 with them and the cookie that keeps it.
+    private func newSignIn(of clinician: Clinician) throws -> Response {
         let token = AccessToken.random()
         try store.recordSignIn(clinician: clinician.id, token: token.text, expires: Date().addingTimeInterval(ClinicianSignIn.lifetime))
         var response = jsonResponse(LiveSession.encode(["clinician": clinician]))
