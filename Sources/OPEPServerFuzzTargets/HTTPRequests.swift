@@ -17,8 +17,9 @@ import OPEPServer
 /// newline are the path with its query, the rest the body.
 ///
 /// Besides never crashing, every answer must be below 500, carry the pages' security headers, and
-/// under `/api/` say what was wrong as a JSON `{"error"}`; a session's data answers 200 only to
-/// whoever may read it (its patient, their clinician, the server's token). What a request changes
+/// under `/api/` say what was wrong as a JSON `{"error"}`; a session's data succeeds only for
+/// whoever may read it (its patient, their clinician, the server's token), a patient's clinic
+/// routes only for their clinician. What a request changes
 /// (a plan, an upload, a sign-out, an archive) is put back before the next.
 enum HTTPRequests {
     static let password = "correct horse battery"
@@ -35,7 +36,7 @@ enum HTTPRequests {
         let boToken = "fuzz-bo-token-0123456789abcdefghijk"
         let signIn = "fuzz-sign-in-0123456789abcdefghijkl"
         let colleagueSignIn = "fuzz-colleague-sign-in-0123456789ab"
-        let clinician: Clinician, colleague: Clinician, ann: Patient, bo: Patient
+        let clinician: Clinician, colleague: Clinician, ann: Patient, bo: Patient, cy: Patient
         let passwordHash: String
         let annSession: Int64, cySession: Int64, ownSession: Int64
 
@@ -47,7 +48,7 @@ enum HTTPRequests {
             colleague = try store.addClinician(username: "j.doe", name: "Jo Doe", passwordHash: passwordHash)
             ann = try store.addPatient(name: "Ann", clinician: clinician.id, plan: .standard, token: annToken)
             bo = try store.addPatient(name: "Bo", clinician: clinician.id, plan: .standard, token: boToken)
-            let cy = try store.addPatient(name: "Cy", clinician: colleague.id, plan: .standard, token: "fuzz-cy-token-0123456789abcdefghijk")
+            cy = try store.addPatient(name: "Cy", clinician: colleague.id, plan: .standard, token: "fuzz-cy-token-0123456789abcdefghijk")
             let recorded = try Self.recordedSession()
             func record(_ patient: Int64?) throws -> Int64 {
                 let recorder = try store.beginSession(
@@ -138,12 +139,16 @@ enum HTTPRequests {
             let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
             precondition(object?["error"] is String, "\(asked) answered \(status.code) without saying why as JSON: \(text.debugDescription)")
         }
-        if status.code == 200, let id = sessionID(in: path) {
+        if (200..<300).contains(status.code), let id = id(under: "/api/sessions/", in: path) {
             let readers: [Int: Set<Int64>] = [
                 1: [clinic.annSession, clinic.cySession, clinic.ownSession], 2: [clinic.annSession], 3: [clinic.annSession],
                 4: [clinic.annSession], 5: [clinic.cySession],
             ]
-            precondition(readers[asker]?.contains(id) ?? false, "\(asked) answered 200 to asker \(asker), who may not read session \(id)")
+            precondition(readers[asker]?.contains(id) ?? false, "\(asked) answered \(status.code) to asker \(asker), who may not read session \(id)")
+        }
+        if (200..<300).contains(status.code), let id = id(under: "/api/clinic/patients/", in: path) {
+            let followers: [Int: Set<Int64>] = [4: [clinic.ann.id, clinic.bo.id], 5: [clinic.cy.id]]
+            precondition(followers[asker]?.contains(id) ?? false, "\(asked) answered \(status.code) to asker \(asker), who does not follow patient \(id)")
         }
         if method != .get {
             do {
@@ -155,11 +160,10 @@ enum HTTPRequests {
         return (200..<300).contains(status.code)
     }
 
-    /// The session a path under `/api/sessions/ID` names, if any. (`/sessions/ID` is the page that
-    /// reads it from there: the same file for every id.)
-    private static func sessionID(in path: String) -> Int64? {
+    /// The id a path names right after `prefix` (`/api/sessions/` or `/api/clinic/patients/`), if
+    /// any. (`/sessions/ID` is the page that reads a session from the API: the same file for every id.)
+    private static func id(under prefix: String, in path: String) -> Int64? {
         let route = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
-        let prefix = "/api/sessions/"
         guard route.hasPrefix(prefix) else { return nil }
         return Int64(route.dropFirst(prefix.count).prefix { $0 != "/" })
     }
