@@ -230,21 +230,31 @@ struct PairingOptions: ParsableArguments {
     }
 }
 
+/// The patient a command is about, in an existing history.
+struct PatientChoice: ParsableArguments {
+    @Argument(help: "The patient's id (`opep clinic` lists them).")
+    var patient: Int64
+
+    @OptionGroup var history: HistoryDatabaseOptions
+
+    /// The history and the patient, or the one error line saying there is no such patient.
+    func open() throws -> (store: HistoryStore, patient: Patient) {
+        let store = try history.openExistingStore()
+        return (store, try store.requirePatient(patient))
+    }
+}
+
 struct NewTokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "new-token",
         abstract: "Give a patient a new access token (a lost phone): the old one opens nothing any more.")
 
-    @Argument(help: "The patient's id (`opep clinic` lists them).")
-    var patient: Int64
+    @OptionGroup var patient: PatientChoice
 
     @OptionGroup var pairing: PairingOptions
 
-    @OptionGroup var history: HistoryDatabaseOptions
-
     func run() throws {
-        let store = try history.openExistingStore()
-        let found = try store.requirePatient(patient)
+        let (store, found) = try patient.open()
         let token = AccessToken.random()
         try store.replaceToken(ofPatient: found.id, with: token.text)
         print("Patient \(found.id), \(found.name): a new access token; the old one opens nothing any more.")
@@ -262,17 +272,13 @@ struct ArchivePatientCommand: ParsableCommand {
             their sessions stay in the history, and their clinician can still read them.
             """)
 
-    @Argument(help: "The patient's id (`opep clinic` lists them).")
-    var patient: Int64
+    @OptionGroup var patient: PatientChoice
 
     @Flag(help: "Follow the patient again: their token opens their coach once more.")
     var restore = false
 
-    @OptionGroup var history: HistoryDatabaseOptions
-
     func run() throws {
-        let store = try history.openExistingStore()
-        let found = try store.requirePatient(patient)
+        let (store, found) = try patient.open()
         try store.setArchived(!restore, patient: found.id)
         print(restore
             ? "Patient \(found.id), \(found.name): followed again; their token opens their coach."
@@ -324,16 +330,12 @@ struct PatientPlanCommand: ParsableCommand {
         abstract: "Show or change a patient's plan.",
         discussion: "Without plan options, prints the plan; with them, changes those parts and prints the new plan.")
 
-    @Argument(help: "The patient's id (`opep clinic` lists them).")
-    var patient: Int64
+    @OptionGroup var patient: PatientChoice
 
     @OptionGroup var plan: PlanOptions
 
-    @OptionGroup var history: HistoryDatabaseOptions
-
     func run() throws {
-        let store = try history.openExistingStore()
-        let found = try store.requirePatient(patient)
+        let (store, found) = try patient.open()
         guard plan.isGiven else {
             print("Patient \(found.id), \(found.name): \(PlanOptions.describe(found.plan)).")
             return
