@@ -205,9 +205,11 @@ public struct SessionAnalysis: Codable, Sendable {
         return decoder
     }()
 
-    /// For the tracker and the detector: each property's name by its folded spelling.
+    /// For the tracker, the detector and the signal check: each property's name by its folded
+    /// spelling (and, for the tracker, the keys it once counted in frames).
     private static let configurationKeys: [String: [String: String]] = [
-        Settings.CodingKeys.tracker.stringValue: propertyNames(FlutterPitchTracker.Configuration(sampleRate: 44100)),
+        Settings.CodingKeys.tracker.stringValue: propertyNames(FlutterPitchTracker.Configuration(sampleRate: 44100))
+            .merging(FlutterPitchTracker.Configuration.FrameCountKeys.allCases.map { (folded($0.stringValue), $0.stringValue) }) { $1 },
         Settings.CodingKeys.detector.stringValue: propertyNames(ExhalationDetector.Configuration()),
         Settings.CodingKeys.signal.stringValue: propertyNames(SignalCheck.Configuration()),
     ]

@@ -41,6 +41,7 @@ final class FrozenHistoryTests: XCTestCase {
             XCTAssertEqual(exported.sets, detail.sets)
             XCTAssertEqual(exported.schemaVersion, AnalysisDocumentSchema.version)
             XCTAssertNoThrow(try exported.settings.configuration.validate(), "session \(row.id)'s settings run today")
+            assertRunsReadInSeconds(exported.settings.tracker, "session \(row.id)")
             let json = try XCTUnwrap(try store.exportJSON(row.id))
             XCTAssertEqual(try SessionAnalysis(json: Data(json.utf8)).breaths, detail.breaths)
             let csv = try XCTUnwrap(try store.exportCSV(row.id))
@@ -50,10 +51,19 @@ final class FrozenHistoryTests: XCTestCase {
         XCTAssertEqual(Double(try store.frames(1)?.count ?? 0), monitored.durationS * 20, accuracy: 5, "the monitored session's frames, 20 per second")
     }
 
+    /// The release stored its tracker's runs in frames (`maxRunLength` 10, `reportAfter` 10,
+    /// 10 ms apart; `gaugeAfter` did not exist yet): they read as seconds.
+    private func assertRunsReadInSeconds(_ tracker: FlutterPitchTracker.Configuration, _ what: String, line: UInt = #line) {
+        XCTAssertEqual(tracker.longestRunTime, 0.1, accuracy: 1e-12, what, line: line)
+        XCTAssertEqual(tracker.reportRunTime, 0.1, accuracy: 1e-12, what, line: line)
+        XCTAssertEqual(tracker.gaugeRunTime, 0.02, accuracy: 1e-12, "\(what): today's default", line: line)
+    }
+
     func testTheEarlierReleasesDocumentAndTodaysExportOfItAreNotImportedAgain() throws {
         let store = try openCopy()
         let document = try SessionAnalysis(json: Data(contentsOf: try fixture("analysis-76aba40.json")))
         XCTAssertEqual(document.schemaVersion, 0)
+        assertRunsReadInSeconds(document.settings.tracker, "the document")
         XCTAssertEqual(try store.importSession(document, defaultStart: Date()), SessionImport(id: 2, created: false))
         let today = try XCTUnwrap(try store.exportAnalysis(2))
         XCTAssertEqual(try store.importSession(today, defaultStart: Date()), SessionImport(id: 2, created: false))

@@ -373,8 +373,9 @@ extension FlutterPitchTrackerTests {
 
 extension FlutterPitchTrackerTests {
     /// A flutter starting out of room noise: the tracker offers its pitch to a gauge once
-    /// `gaugeAfter` estimates agree, and reports it once `reportAfter` do; never both in one frame.
-    /// At `reportAfter`, and with the study's method, nothing is offered early.
+    /// agreeing estimates have run `gaugeRunTime`, and reports it once they have run
+    /// `reportRunTime`, whatever the frame interval; never both in one frame. At `reportRunTime`,
+    /// and with the study's method, nothing is offered early.
     func testATrackIsOfferedToTheGaugeBeforeItIsReported() throws {
         let sampleRate = 16000.0
         let samples = TestSignals.noise(sampleRate: sampleRate, duration: 1, rms: 0.001)
@@ -387,17 +388,22 @@ extension FlutterPitchTrackerTests {
             tracker.process(samples) { out.append($0) }
             return out
         }
-        let frames = try run { _ in }
-        let offered = try XCTUnwrap(frames.firstIndex { $0.provisionalPitch != nil })
-        let reported = try XCTUnwrap(frames.firstIndex { $0.pitch != nil })
         let standard = FlutterPitchTracker.Configuration(sampleRate: sampleRate)
-        XCTAssertEqual(reported - offered, standard.reportAfter - standard.gaugeAfter, "every estimate of a clean onset agrees")
-        XCTAssertFalse(frames.contains { $0.pitch != nil && $0.provisionalPitch != nil })
-        for frame in frames[offered..<reported] {
-            XCTAssertEqual(try XCTUnwrap(frame.provisionalPitch), 20, accuracy: 1)
+        for interval in [0.005, 0.01, 0.02] {
+            let frames = try run { $0.frameInterval = interval }
+            let flutter = try XCTUnwrap(frames.firstIndex { $0.time >= 1 })
+            let offered = try XCTUnwrap(frames[flutter...].firstIndex { $0.provisionalPitch != nil })
+            let reported = try XCTUnwrap(frames.firstIndex { $0.pitch != nil })
+            XCTAssertEqual(
+                frames[reported].time - frames[offered].time, standard.reportRunTime - standard.gaugeRunTime, accuracy: 0.001,
+                "every estimate of a clean onset agrees, frames \(interval) s apart")
+            XCTAssertFalse(frames.contains { $0.pitch != nil && $0.provisionalPitch != nil })
+            for frame in frames[offered..<reported] {
+                XCTAssertEqual(try XCTUnwrap(frame.provisionalPitch), 20, accuracy: 1)
+            }
         }
-        XCTAssertEqual(try run { _ in }.map(\.pitch), try run { $0.gaugeAfter = $0.reportAfter }.map(\.pitch), "what is reported does not change")
-        XCTAssertFalse(try run { $0.gaugeAfter = $0.reportAfter }.contains { $0.provisionalPitch != nil })
+        XCTAssertEqual(try run { _ in }.map(\.pitch), try run { $0.gaugeRunTime = $0.reportRunTime }.map(\.pitch), "what is reported does not change")
+        XCTAssertFalse(try run { $0.gaugeRunTime = $0.reportRunTime }.contains { $0.provisionalPitch != nil })
         XCTAssertFalse(try run { $0 = .init(sampleRate: sampleRate, method: .study) }.contains { $0.provisionalPitch != nil })
     }
 }

@@ -58,4 +58,32 @@ final class StoredSettingsTests: XCTestCase {
         XCTAssertThrowsError(try JSONDecoder().decode(FlutterPitchTracker.Configuration.self, from: Data("{}".utf8)),
                              "without a sample rate there is nothing to default to")
     }
+
+    /// Settings stored before 2026-11-29 counted the tracker's three runs in frames; they read as
+    /// that many frames of their own frame interval, and the runs in seconds win where both are.
+    func testRunsCountedInFramesReadAsSeconds() throws {
+        func decoded(_ json: String) throws -> FlutterPitchTracker.Configuration {
+            try JSONDecoder().decode(FlutterPitchTracker.Configuration.self, from: Data(json.utf8))
+        }
+        let stored = try decoded(#"{"sampleRate": 44100, "frameInterval": 0.01, "maxRunLength": 10, "reportAfter": 10, "gaugeAfter": 2}"#)
+        XCTAssertEqual(stored, FlutterPitchTracker.Configuration(sampleRate: 44100), "the defaults of then are the defaults of now")
+        let coarse = try decoded(#"{"sampleRate": 44100, "frameInterval": 0.02, "maxRunLength": 8, "reportAfter": 5, "gaugeAfter": 1}"#)
+        XCTAssertEqual(coarse.longestRunTime, 0.16, accuracy: 1e-12)
+        XCTAssertEqual(coarse.reportRunTime, 0.1, accuracy: 1e-12)
+        XCTAssertEqual(coarse.gaugeRunTime, 0.02, accuracy: 1e-12)
+        XCTAssertNoThrow(try coarse.validate())
+        let both = try decoded(#"{"sampleRate": 44100, "reportAfter": 5, "reportRunTime": 0.07}"#)
+        XCTAssertEqual(both.reportRunTime, 0.07)
+        XCTAssertThrowsError(try decoded(#"{"sampleRate": 44100, "reportAfter": "ten"}"#), "a former key of the wrong type is an error, as any other")
+    }
+
+    /// A run shorter than a frame or longer than the average counts is refused, naming it.
+    func testRunsOutsideTheirRangeAreRefused() {
+        var configuration = FlutterPitchTracker.Configuration(sampleRate: 44100)
+        configuration.reportRunTime = 0.2
+        XCTAssertThrowsError(try configuration.validate()) { XCTAssertTrue("\($0)".contains("reportRunTime"), "\($0)") }
+        configuration = FlutterPitchTracker.Configuration(sampleRate: 44100)
+        configuration.gaugeRunTime = 0.001
+        XCTAssertThrowsError(try configuration.validate()) { XCTAssertTrue("\($0)".contains("gaugeRunTime"), "\($0)") }
+    }
 }

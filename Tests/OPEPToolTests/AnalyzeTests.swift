@@ -37,7 +37,7 @@ final class AnalyzeTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(Set(object.keys), ["schema_version", "settings", "summary", "breaths", "sets", "events"])
-        XCTAssertEqual(object["schema_version"] as? Int, 1, "the document names its layout (docs/analysis-document.md)")
+        XCTAssertEqual(object["schema_version"] as? Int, 2, "the document names its layout (docs/analysis-document.md)")
         let report = try AnalysisReport(json: result.stdout)
         XCTAssertEqual(report.settings.file, session.wav)
         XCTAssertEqual(report.summary.breaths, session.truth.breaths.count)

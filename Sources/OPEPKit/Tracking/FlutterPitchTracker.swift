@@ -48,6 +48,9 @@
 public struct FlutterPitchTracker {
     /// The tracker's parameters in real units. Defaults are the study's where it gives them.
     public struct Configuration: Sendable, Hashable {
+        /// The longest run of estimates a configuration may ask for, in seconds.
+        public static let longestRunLimit = 1.0
+
         /// How estimates become a pitch track (default ``Method/continuity``).
         public var method: Method = .continuity
         /// Input sample rate in Hz (4 kHz to 384 kHz).
@@ -158,25 +161,28 @@ public struct FlutterPitchTracker {
         /// evidence, which lags the sound by its memory, carried tracks into speech before a
         /// breath in the named corpus's AirPods case).
         public var evidenceContinuation: Double = 0.4
-        /// The decay rate of the run-length moving average (default 0.8).
+        /// The decay rate of the run-length moving average, per estimate, one estimate every
+        /// `frameInterval` (default 0.8, the study's).
         public var decayRate: Double = 0.8
-        /// Longest run counted by the moving average (default 10, so the old average keeps 0.8¹⁰ = 11 %).
-        public var maxRunLength: Int = 10
+        /// Longest run of agreeing estimates the moving average counts, in seconds (default 0.1,
+        /// ten estimates 10 ms apart, so the old average keeps 0.8¹⁰ = 11 %).
+        public var longestRunTime: Double = 0.1
         /// Share of the previous period searched either side of it (default 0.15).
         public var searchWidth: Double = 0.15
         /// Largest relative difference from the average that still counts as the same track (default 0.12).
         public var consistency: Double = 0.12
-        /// Run length needed before a pitch is reported (default 10, 0.1 s of agreeing estimates:
-        /// frames 10 ms apart share most of their audio, so a shorter run would let chance
-        /// correlations in noise through).
-        public var reportAfter: Int = 10
-        /// Run length after which a track that is not yet reported offers its pitch to a live
-        /// gauge (``Frame/provisionalPitch``; default 2; at `reportAfter` or above, nothing is
-        /// offered early, as with ``Method/study``). The stored frames and the breaths wait for the
-        /// exhalation detector and so for `reportAfter`; only a gauge needs the pitch at once, and
+        /// How long a run of agreeing estimates must last before a pitch is reported, in seconds
+        /// (default 0.1: frames 10 ms apart share most of their audio, so a shorter run would let
+        /// chance correlations in noise through).
+        public var reportRunTime: Double = 0.1
+        /// How long a run of agreeing estimates must last before a track that is not yet reported
+        /// offers its pitch to a live gauge (``Frame/provisionalPitch``), in seconds (default 0.02,
+        /// two estimates; at `reportRunTime` or above, nothing is offered early, as with
+        /// ``Method/study``). The stored frames and the breaths wait for the exhalation detector
+        /// and so for `reportRunTime`; only a gauge needs the pitch at once, and
         /// ``SessionAnalyzer`` shows it early only at a sound's start
         /// (``SessionAnalyzer/Configuration/earlyGaugeTime``).
-        public var gaugeAfter: Int = 2
+        public var gaugeRunTime: Double = 0.02
         /// While no flutter is tracked, the whole band is searched only every this many seconds
         /// (default 0.04); once a flutter is found, every frame is searched near its period, and
         /// at this interval its fractions are checked for octave errors. This is where the tracker
@@ -202,7 +208,7 @@ public struct FlutterPitchTracker {
                 octaveShare = 0.8
                 waveformRepetition = 0
                 continuationAcceptance = acceptance
-                gaugeAfter = reportAfter
+                gaugeRunTime = reportRunTime
                 fadeDrop = 200
                 holdDuration = 0
                 evidenceTime = 0
@@ -243,11 +249,17 @@ public struct FlutterPitchTracker {
                 evidenceContinuation > 0 && evidenceContinuation <= evidenceAcceptance, "evidenceContinuation",
                 evidenceContinuation, "in (0, evidenceAcceptance (\(evidenceAcceptance))]")
             try require(decayRate >= 0 && decayRate < 1, "decayRate", decayRate, "in [0, 1)")
-            try require(maxRunLength >= 1 && maxRunLength <= 100, "maxRunLength", Double(maxRunLength), "between 1 and 100")
+            try require(
+                longestRunTime >= frameInterval && longestRunTime <= Self.longestRunLimit, "longestRunTime", longestRunTime,
+                "between frameInterval (\(frameInterval) s) and \(Self.longestRunLimit) s")
             try require(searchWidth > 0 && searchWidth <= 0.5, "searchWidth", searchWidth, "in (0, 0.5]")
             try require(consistency > 0 && consistency <= 0.5, "consistency", consistency, "in (0, 0.5]")
-            try require(reportAfter >= 1 && reportAfter <= maxRunLength, "reportAfter", Double(reportAfter), "between 1 and maxRunLength (\(maxRunLength))")
-            try require(gaugeAfter >= 1 && gaugeAfter <= 100, "gaugeAfter", Double(gaugeAfter), "between 1 and 100")
+            try require(
+                reportRunTime >= frameInterval && reportRunTime <= longestRunTime, "reportRunTime", reportRunTime,
+                "between frameInterval (\(frameInterval) s) and longestRunTime (\(longestRunTime) s)")
+            try require(
+                gaugeRunTime >= frameInterval && gaugeRunTime <= Self.longestRunLimit, "gaugeRunTime", gaugeRunTime,
+                "between frameInterval (\(frameInterval) s) and \(Self.longestRunLimit) s")
             try require(holdDuration >= 0 && holdDuration <= 1, "holdDuration", holdDuration, "between 0 and 1 s")
             try require(
                 establishedTrackTime == 0 || (establishedTrackTime >= 0.1 && establishedTrackTime <= 10), "establishedTrackTime",
@@ -380,6 +392,8 @@ public struct FlutterPitchTracker {
     private let spanLength: Int
     private let hop: Int
     private let acquisitionFrames: Int
+    /// Agreeing estimates after which a track not yet reported is offered to a live gauge.
+    private let gaugeRunLength: Int
     /// The energy, relative to the track's, below which the sound counts as faded.
     private let fadeRatio: Double
     /// The mean energy of the frames in which the track was heard clearly.
@@ -426,7 +440,10 @@ public struct FlutterPitchTracker {
         energyRate = fe
         hop = max(1, Int((configuration.frameInterval * fe).rounded()))
         untilFrame = hop
-        frameInterval = Double(hop) / fe
+        let interval = Double(hop) / fe
+        frameInterval = interval
+        /// A run of estimates lasting `time`: one estimate each frame.
+        func estimates(_ time: Double) -> Int { max(1, Int((time / interval).rounded())) }
         acquisitionFrames = max(1, Int((configuration.acquisitionInterval / frameInterval).rounded()))
         fadeRatio = 1 / power(10, configuration.fadeDrop / 10)
         establishedFrames = configuration.establishedTrackTime > 0
@@ -461,10 +478,11 @@ public struct FlutterPitchTracker {
             : nil
         studyPeriods = StudyPeriodAverage(decayRate: configuration.decayRate)
         periods = PeriodSmoother(settings: .init(
-            decayRate: configuration.decayRate, maxRunLength: configuration.maxRunLength,
+            decayRate: configuration.decayRate, maxRunLength: estimates(configuration.longestRunTime),
             tolerance: configuration.consistency, reacquireCount: 3,
             dropCount: max(1, Int((configuration.holdDuration / frameInterval).rounded()) + 1),
-            reportRunLength: configuration.reportAfter))
+            reportRunLength: estimates(configuration.reportRunTime)))
+        gaugeRunLength = estimates(configuration.gaugeRunTime)
         periodLimits = shortestPeriod...longestPeriod
         roomProbeFrames = acquisitionFrames * max(1, Int((Self.roomProbeInterval / (Double(acquisitionFrames) * frameInterval)).rounded()))
         let centreDelay = Double(plain.delay) + Double(spanLength - 1) / 2
@@ -666,7 +684,7 @@ public struct FlutterPitchTracker {
         }
         let smoothed = smooth(candidate?.period.period)
         trackHeardFrames = previousPeriod == nil ? 0 : trackHeardFrames + (candidate == nil ? 0 : 1)
-        let provisional = smoothed == nil && candidate != nil && periods.runLength >= configuration.gaugeAfter
+        let provisional = smoothed == nil && candidate != nil && periods.runLength >= gaugeRunLength
             ? periods.average.map { energyRate / $0 } : nil
         return Frame(
             time: time,
@@ -854,17 +872,45 @@ extension FlutterPitchTracker.Configuration: Codable {
         try c.update(&evidenceAcceptance, from: .evidenceAcceptance)
         try c.update(&evidenceContinuation, from: .evidenceContinuation)
         try c.update(&decayRate, from: .decayRate)
-        try c.update(&maxRunLength, from: .maxRunLength)
         try c.update(&searchWidth, from: .searchWidth)
         try c.update(&consistency, from: .consistency)
-        try c.update(&reportAfter, from: .reportAfter)
-        try c.update(&gaugeAfter, from: .gaugeAfter)
+        let counted = try decoder.container(keyedBy: FrameCountKeys.self)
+        try c.update(&longestRunTime, from: .longestRunTime, orFrames: counted, .maxRunLength, every: frameInterval)
+        try c.update(&reportRunTime, from: .reportRunTime, orFrames: counted, .reportAfter, every: frameInterval)
+        try c.update(&gaugeRunTime, from: .gaugeRunTime, orFrames: counted, .gaugeAfter, every: frameInterval)
         try c.update(&acquisitionInterval, from: .acquisitionInterval)
         try c.update(&holdDuration, from: .holdDuration)
         try c.update(&establishedTrackTime, from: .establishedTrackTime)
         try c.update(&establishedSecondPeakMinimum, from: .establishedSecondPeakMinimum)
     }
 }
+
+extension FlutterPitchTracker.Configuration {
+    /// The keys under which settings stored before 2026-11-29 (analysis documents of schema
+    /// version 1 and the history's stored configurations) counted three runs in frames instead of
+    /// seconds: `maxRunLength` (now `longestRunTime`), `reportAfter` (`reportRunTime`) and
+    /// `gaugeAfter` (`gaugeRunTime`). Each is read as that many frames of the stored
+    /// `frameInterval` when its successor is absent.
+    public enum FrameCountKeys: String, CodingKey, CaseIterable {
+        case maxRunLength, reportAfter, gaugeAfter
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// Replaces `value` with the seconds stored under `key`, or else with the frame count stored
+    /// under the former key `frames`, converted at `interval` seconds a frame.
+    fileprivate func update<Former: CodingKey>(
+        _ value: inout Double, from key: Key, orFrames former: KeyedDecodingContainer<Former>, _ frames: Former,
+        every interval: Double
+    ) throws {
+        if let seconds = try decodeIfPresent(Double.self, forKey: key) {
+            value = seconds
+        } else if let count = try former.decodeIfPresent(Int.self, forKey: frames) {
+            value = Double(count) * interval
+        }
+    }
+}
+
 extension FlutterPitchTracker.Method: Codable {}
 extension FlutterPitchTracker.Envelope: Codable {}
 #endif
