@@ -20,7 +20,8 @@ public struct Clinician: Sendable, Hashable, Codable {
 /// A patient a clinician follows: their plan, and their sessions (`patient_id` of a session). The
 /// patient's coach presents an access token of its own, which the history keeps only as its
 /// SHA-256 digest. A patient whose therapy has ended is archived: their token opens nothing and
-/// their clinician's list shows them apart, while their sessions stay.
+/// their clinician's list shows them apart, while their sessions stay; only then can they be
+/// deleted, with their sessions. A patient can be handed over to another clinician.
 public struct Patient: Sendable, Hashable, Codable {
     public var id: Int64
     /// The clinician who follows the patient.
@@ -36,6 +37,19 @@ public struct Patient: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case id, clinicianID = "clinician_id", name, plan, createdAt = "created_at", archivedAt = "archived_at"
     }
+}
+
+/// What ``HistoryStore/deletePatient(_:)`` did.
+public enum PatientDeletion: Sendable, Hashable {
+    /// The patient is gone with this many sessions; `audioLeft` names the audio files kept for
+    /// them that could not be removed (none, normally).
+    case deleted(sessions: Int, audioLeft: [String])
+    /// There is no such patient.
+    case noSuchPatient
+    /// The patient is followed, not archived: archive them first.
+    case notArchived
+    /// This session of theirs is still being recorded.
+    case stillRecording(session: Int64)
 }
 
 /// A clinician or a patient that cannot be stored as given, naming the field, the value and what
@@ -212,6 +226,44 @@ extension HistoryStore {
                 ? try db.execute("UPDATE patients SET archived_at = COALESCE(archived_at, ?) WHERE id = ?", [now.timeIntervalSince1970, id]) > 0
                 : try db.execute("UPDATE patients SET archived_at = NULL WHERE id = ?", [id]) > 0
         }
+    }
+
+    /// Hands the patient `id` over to the clinician `clinicianID`, who follows them from now on
+    /// with their sessions, plan and token as they are. False when there is no such patient;
+    /// ``ClinicRecordError`` when there is no such clinician.
+    @discardableResult
+    public func handOver(patient id: Int64, to clinicianID: Int64) throws -> Bool {
+        try database.write { db in
+            guard try db.row("SELECT 1 FROM clinicians WHERE id = ?", [clinicianID]) != nil else {
+                throw ClinicRecordError(field: "clinician", value: String(clinicianID), expected: "the id of a clinician in this history")
+            }
+            return try db.execute("UPDATE patients SET clinician_id = ? WHERE id = ?", [clinicianID, id]) > 0
+        }
+    }
+
+    /// Deletes the patient `id` for good with every session of theirs (breaths, sets, events,
+    /// frames) and the audio files kept for them, in one transaction. Only an archived patient
+    /// can be deleted, and none of whose sessions is still being recorded.
+    public func deletePatient(_ id: Int64) throws -> PatientDeletion {
+        let outcome: PatientDeletion = try database.write { db in
+            guard let row = try db.row("SELECT archived_at FROM patients WHERE id = ?", [id]) else { return .noSuchPatient }
+            guard (try row.get("archived_at") as Double?) != nil else { return .notArchived }
+            if let recording = try db.row(
+                "SELECT id FROM sessions WHERE patient_id = ? AND status = ? ORDER BY id LIMIT 1", [id, SessionStatus.recording.rawValue])
+            {
+                return .stillRecording(session: try recording.get("id"))
+            }
+            let audio: [String] = try db.rows(
+                "SELECT audio_path FROM sessions WHERE patient_id = ? AND audio_path IS NOT NULL", [id]
+            ).map { try $0.get("audio_path") }
+            let sessions = try db.execute("DELETE FROM sessions WHERE patient_id = ?", [id])
+            try db.execute("DELETE FROM patients WHERE id = ?", [id])
+            return .deleted(sessions: sessions, audioLeft: audio)
+        }
+        guard case .deleted(let sessions, let audio) = outcome else { return outcome }
+        return .deleted(sessions: sessions, audioLeft: audio.filter { path in
+            (try? FileManager.default.removeItem(atPath: path)) == nil && FileManager.default.fileExists(atPath: path)
+        })
     }
 
     /// Gives the patient `id` a new access token (kept as its SHA-256): the old one opens nothing

@@ -7,7 +7,7 @@ import OPEPReport
 
 /// The clinicians' JSON API (`/api/clinic/...`): signing in and out, changing one's password, their
 /// patients with their adherence at a glance, one patient's sessions and trends, their adherence
-/// report, and changing a patient's plan. A clinician sees only the patients they follow; any other
+/// report, changing a patient's plan, archiving, handing over to a colleague and deleting them. A clinician sees only the patients they follow; any other
 /// patient answers 404, as one that does not exist.
 struct ClinicAPI: Sendable {
     let store: HistoryStore
@@ -129,6 +129,50 @@ struct ClinicAPI: Sendable {
         return jsonResponse(LiveSession.encode(try store.patient(patient.id) ?? patient))
     }
 
+    /// `GET /api/clinic/colleagues`: the other clinicians of this history, to hand a patient over to.
+    func colleagues(_ context: ServerRequestContext) throws -> Response {
+        let clinician = try signedIn(context)
+        return jsonResponse(LiveSession.encode(["colleagues": try store.clinicians().filter { $0.id != clinician.id }]))
+    }
+
+    /// What `POST /api/clinic/patients/:id/clinician` takes.
+    struct HandOver: Decodable {
+        var username: String
+    }
+
+    /// `POST /api/clinic/patients/:id/clinician` `{"username"}`: the patient handed over to that
+    /// colleague, who follows them from now on (their sessions, plan and token as they are); 200
+    /// with the patient, 400 when there is no such clinician.
+    func handOver(_ id: Int64, _ request: Request, context: ServerRequestContext) async throws -> Response {
+        let patient = try followed(id, by: try signedIn(context))
+        let body = try await collectBody(request, upTo: maxRequestBytes, what: "the hand-over")
+        guard let handOver = try? JSONDecoder().decode(HandOver.self, from: Data(buffer: body)) else {
+            throw APIError(.badRequest, #"the hand-over must be JSON {"username": ...}"#)
+        }
+        guard let colleague = try store.clinician(username: handOver.username)?.clinician else {
+            throw APIError(.badRequest, "no clinician \"\(handOver.username)\" in this clinic")
+        }
+        try store.handOver(patient: patient.id, to: colleague.id)
+        return jsonResponse(LiveSession.encode(try store.patient(patient.id) ?? patient))
+    }
+
+    /// `DELETE /api/clinic/patients/:id`: the patient deleted for good with every session of theirs;
+    /// 200 `{"deleted": {"patient", "sessions"}}`, 409 while they are followed (archive them first)
+    /// or a session of theirs is still being recorded.
+    func delete(_ id: Int64, context: ServerRequestContext) throws -> Response {
+        let patient = try followed(id, by: try signedIn(context))
+        switch try store.deletePatient(patient.id) {
+        case .deleted(let sessions, let audioLeft):
+            return jsonResponse(LiveSession.encode(["deleted": PatientDeleted(patient: patient.id, sessions: sessions, audioLeft: audioLeft.count)]))
+        case .noSuchPatient:
+            throw APIError(.notFound, "no patient \(id)")
+        case .notArchived:
+            throw APIError(.conflict, "\(patient.name) is followed: archive them before deleting them")
+        case .stillRecording:
+            throw APIError(.conflict, "a session of \(patient.name)'s is still being recorded: delete them once it has ended")
+        }
+    }
+
     /// `GET /api/clinic/patients/:id`: one patient's adherence, sessions and daily trends (30 days).
     func patient(_ id: Int64, context: ServerRequestContext) throws -> Response {
         let patient = try followed(id, by: try signedIn(context))
@@ -201,6 +245,18 @@ struct PatientList: Encodable {
     var clinician: Clinician
     var patients: [PatientAdherence]
     var archived: [PatientAdherence]
+}
+
+/// What `DELETE /api/clinic/patients/:id` deleted.
+struct PatientDeleted: Encodable {
+    var patient: Int64
+    var sessions: Int
+    /// Audio files kept for their sessions that could not be removed (none, normally).
+    var audioLeft: Int
+
+    enum CodingKeys: String, CodingKey {
+        case patient, sessions, audioLeft = "audio_left"
+    }
 }
 
 /// The answer to `GET /api/clinic/patients/:id`.

@@ -20,7 +20,8 @@ import OPEPServer
 /// under `/api/` say what was wrong as a JSON `{"error"}`; a session's data succeeds only for
 /// whoever may read it (its patient, their clinician, the server's token), a patient's clinic
 /// routes only for their clinician. What a request changes
-/// (a plan, an upload, a sign-out, an archive) is put back before the next.
+/// (a plan, an upload, a sign-out, an archive, a hand-over) is put back before the next; when a
+/// request deleted Bo, the clinic is made anew.
 enum HTTPRequests {
     static let password = "correct horse battery"
     static let methods: [HTTPRequest.Method] = [.get, .post, .put, .delete, .head, .options, .patch, .get]
@@ -49,7 +50,7 @@ enum HTTPRequests {
             ann = try store.addPatient(name: "Ann", clinician: clinician.id, plan: .standard, token: annToken)
             bo = try store.addPatient(name: "Bo", clinician: clinician.id, plan: .standard, token: boToken)
             cy = try store.addPatient(name: "Cy", clinician: colleague.id, plan: .standard, token: "fuzz-cy-token-0123456789abcdefghijk")
-            let recorded = try Self.recordedSession()
+            let recorded = try Self.recorded.get()
             func record(_ patient: Int64?) throws -> Int64 {
                 let recorder = try store.beginSession(
                     plan: .standard, source: .browser, configuration: recorded.configuration, frameInterval: recorded.frameInterval,
@@ -68,8 +69,10 @@ enum HTTPRequests {
             try restore()
         }
 
-        /// Puts back everything a request may have changed.
+        /// Puts back everything a request may have changed but a deleted patient (see ``run(_:)``).
         func restore() throws {
+            try store.handOver(patient: ann.id, to: clinician.id)
+            try store.handOver(patient: bo.id, to: clinician.id)
             _ = try store.setPasswordHash(passwordHash, forClinician: clinician.username)
             _ = try store.setPasswordHash(passwordHash, forClinician: colleague.username)
             try store.recordSignIn(clinician: clinician.id, token: signIn, expires: .distantFuture)
@@ -84,10 +87,14 @@ enum HTTPRequests {
             }
         }
 
-        /// Three seconds of a 15 Hz flutter at 16 kHz, analysed: the outputs a session is recorded from.
-        static func recordedSession() throws -> (
+        /// What a session is recorded from.
+        typealias Recorded = (
             configuration: SessionAnalyzer.Configuration, frameInterval: Double, latency: Double, outputs: [SessionOutput], report: SessionReport
-        ) {
+        )
+        static let recorded = Result { try recordedSession() }
+
+        /// Three seconds of a 15 Hz flutter at 16 kHz, analysed: the outputs a session is recorded from.
+        static func recordedSession() throws -> Recorded {
             let rate = 16_000.0
             var random: UInt64 = 0x9E37_79B9_7F4A_7C15
             let samples = (0..<Int(4 * rate)).map { n -> Float in
@@ -152,7 +159,12 @@ enum HTTPRequests {
         }
         if method != .get {
             do {
-                try clinic.restore()
+                // Bo, archived, is the one patient a request can delete: the clinic is made anew.
+                if try clinic.store.patient(clinic.bo.id) == nil {
+                    Self.clinic = try Clinic()
+                } else {
+                    try clinic.restore()
+                }
             } catch {
                 preconditionFailure("the clinic could not be put back after \(asked): \(error)")
             }

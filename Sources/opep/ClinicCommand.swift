@@ -21,7 +21,7 @@ struct ClinicCommand: ParsableCommand {
             """,
         subcommands: [
             ClinicListCommand.self, AddClinicianCommand.self, SetPasswordCommand.self, AddPatientCommand.self, NewTokenCommand.self,
-            PatientPlanCommand.self, ArchivePatientCommand.self,
+            PatientPlanCommand.self, ArchivePatientCommand.self, HandOverCommand.self, DeletePatientCommand.self,
         ],
         defaultSubcommand: ClinicListCommand.self
     )
@@ -283,6 +283,59 @@ struct ArchivePatientCommand: ParsableCommand {
         print(restore
             ? "Patient \(found.id), \(found.name): followed again; their token opens their coach."
             : "Patient \(found.id), \(found.name): archived; their token opens nothing, their sessions stay.")
+    }
+}
+
+struct HandOverCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hand-over",
+        abstract: "Hand a patient over to another clinician, with their sessions, plan and token.")
+
+    @OptionGroup var patient: PatientChoice
+
+    @Option(help: "The username of the clinician who follows the patient from now on.")
+    var to: String
+
+    func run() throws {
+        let (store, found) = try patient.open()
+        let clinician = try store.requireClinician(to)
+        try store.handOver(patient: found.id, to: clinician.id)
+        print("Patient \(found.id), \(found.name): followed by \(clinician.name) (\(clinician.username)) from now on.")
+    }
+}
+
+struct DeletePatientCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete-patient",
+        abstract: "Delete an archived patient for good, with every session of theirs.",
+        discussion: """
+            Only a patient archived first (`opep clinic archive ID`) can be deleted. Their \
+            sessions, with their breaths, frames and any audio kept, go with them and cannot be \
+            brought back: export what the clinic must keep first (`opep history export`).
+            """)
+
+    @OptionGroup var patient: PatientChoice
+
+    @Flag(help: "Delete without asking: the command otherwise only says what would go.")
+    var yes = false
+
+    func run() throws {
+        let (store, found) = try patient.open()
+        let sessions = try store.sessions(patient: found.id).count
+        guard yes else {
+            throw failure("patient \(found.id), \(found.name), has \(plural(sessions, "session")) that would be deleted with them; add --yes to delete them for good")
+        }
+        switch try store.deletePatient(found.id) {
+        case .deleted(let deleted, let audioLeft):
+            print("Patient \(found.id), \(found.name): deleted with \(plural(deleted, "session")).")
+            if !audioLeft.isEmpty { throw failure("could not remove their audio files \(audioLeft.joined(separator: ", ")): remove them by hand") }
+        case .noSuchPatient:
+            throw failure("no patient \(found.id) in \(store.location) (`opep clinic` lists them)")
+        case .notArchived:
+            throw failure("patient \(found.id), \(found.name), is followed: archive them first (`opep clinic archive \(found.id)`)")
+        case .stillRecording(let session):
+            throw failure("session \(session) of patient \(found.id), \(found.name), is still being recorded: try again once it has ended")
+        }
     }
 }
 

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """The clinicians' page in a real browser, as a physiotherapist uses it.
 
-Adds a clinician, her two patients and a colleague with one patient of his own (`opep clinic`),
-has the first patient's phone upload a session with her own token, then in headless Chromium
+Adds a clinician, her three patients and a colleague with one patient of his own (`opep clinic`),
+has the first and the third patient's phones upload a session each with their own tokens, then in headless Chromium
 opens /clinic under `opep serve`: a wrong password is refused on the page; signed in, the page
-lists her two patients (not the colleague's), the first with this week's session and its breaths;
+lists her three patients (not the colleague's), the first with this week's session and its breaths;
 opening that patient shows the session, whose own page opens; the plan changed on the page
 (sessions a day included) is what the patient's coach then reads with her token; her adherence
 report opens from the page, counted against that plan; she changes her password on the page
 (refused while the two new ones differ or the current one is wrong) and signs in with the new one;
-archiving a patient lists him apart until he is followed again; signing out shows the sign-in again; last,
+archiving a patient lists him apart until he is followed again; an archived patient is deleted with her
+session, which is then gone; a patient is handed over to the colleague, leaving
+her list; signing out shows the sign-in again; last,
 the patient's coach page (opened with her token) shows her plan as prescribed by her
 physiotherapist, not to be changed there.
 
@@ -17,7 +19,7 @@ physiotherapist, not to be changed there.
 
 Needs Debian's chromium and chromium-driver (.ci/run installs them). Exits non-zero on failure.
 """
-import argparse, json, os, shutil, subprocess, sys, tempfile, urllib.request
+import argparse, json, os, shutil, subprocess, sys, tempfile, urllib.error, urllib.request
 
 from dashboard_e2e import WebDriver, free_port, stop, wait, _reachable
 
@@ -60,6 +62,7 @@ def main():
         opep(options.opep, "clinic", "add-clinician", "j.doe", "--name", "Jo Doe", "--database", database, stdin="another password\n")
         ann = token_of(opep(options.opep, "clinic", "add-patient", "--clinician", "m.rossi", "--name", "Ann Smith", "--database", database))
         opep(options.opep, "clinic", "add-patient", "--clinician", "m.rossi", "--name", "Bo Brown", "--database", database)
+        di = token_of(opep(options.opep, "clinic", "add-patient", "--clinician", "m.rossi", "--name", "Di Doyle", "--database", database))
         opep(options.opep, "clinic", "add-patient", "--clinician", "j.doe", "--name", "Cy Colleague", "--database", database)
 
         wav = os.path.join(work, "session.wav")
@@ -76,6 +79,11 @@ def main():
         status, answer = api(url + "/api/sessions", "POST", token=ann, body=document.encode())
         assert status == 201, f"the patient's upload answered {status} {answer}"
         session = answer["session_id"]
+        dis_wav = os.path.join(work, "dis-session.wav")
+        opep(options.opep, "simulate", "-o", dis_wav, "--sets", "1", "--breaths", "2", "--rest", "5", "--seed", "5")
+        status, answer = api(url + "/api/sessions", "POST", token=di, body=opep(options.opep, "analyze", dis_wav, "--format", "json").encode())
+        assert status == 201, f"Di's upload answered {status} {answer}"
+        dis_session = answer["session_id"]
 
         driver_port = free_port()
         processes.append(subprocess.Popen(["chromedriver", f"--port={driver_port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
@@ -95,7 +103,7 @@ def main():
         rows = wait("her patients listed", lambda: driver.script(
             "return [...document.querySelectorAll('#patient-table tbody tr')].map((r) => [...r.children].map((c) => c.textContent.trim()));"), 20)
         names = [row[0] for row in rows]
-        assert names == ["Ann Smith", "Bo Brown"], f"the page lists {names}, not her two patients"
+        assert names == ["Ann Smith", "Bo Brown", "Di Doyle"], f"the page lists {names}, not her three patients"
         assert rows[0][1] == "1 of 14" and rows[0][3] == str(breaths), f"Ann's week reads {rows[0]}, not 1 of 14 sessions with {breaths} breaths"
         assert rows[1][1] == "0 of 14", f"Bo's week reads {rows[1]}"
         assert "Maria Rossi" in (driver.text("#who") or "")
@@ -136,11 +144,40 @@ def main():
             "return !document.querySelector('#archived-patients').hidden && a.length ? a : null;"), 20)
         assert archived == ["Bo Brown"], f"the archived patients read {archived}"
         following = driver.script("return [...document.querySelectorAll('#patient-table tbody th')].map((c) => c.textContent.trim());")
-        assert following == ["Ann Smith"], f"the patients followed read {following}"
+        assert following == ["Ann Smith", "Di Doyle"], f"the patients followed read {following}"
         assert (driver.text("#archived-note") or "").startswith("Archived"), driver.text("#archived-note")
         driver.click("#archive-button")
         wait("Bo followed again", lambda: driver.script(
-            "return document.querySelector('#archived-patients').hidden && document.querySelectorAll('#patient-table tbody tr').length === 2;"), 20)
+            "return document.querySelector('#archived-patients').hidden && document.querySelectorAll('#patient-table tbody tr').length === 3;"), 20)
+
+        def open_patient(name):
+            driver.script("[...document.querySelectorAll('#patient-table tbody tr')].find((r) => r.textContent.includes(arguments[0]))"
+                          ".querySelector('button').click();", name)
+            wait(f"{name}'s panel", lambda: driver.text("#patient-title") == name and not driver.script(
+                "return document.querySelector('#patient').hidden;"), 20)
+        open_patient("Di Doyle")
+        assert driver.script("return document.querySelector('#delete-button').hidden;"), "a followed patient cannot be deleted"
+        driver.click("#archive-button")
+        wait("Di archived", lambda: driver.script("return !document.querySelector('#delete-button').hidden;"), 20)
+        driver.click("#delete-button")
+        said = wait("Di deleted", lambda: driver.script(
+            "const s = document.querySelector('#status').textContent;"
+            "return document.querySelector('#archived-patients').hidden && document.querySelector('#patient').hidden && s ? s : null;"), 20)
+        assert said == "Di Doyle deleted with 1 session.", f"the page says {said!r}"
+        try:
+            api(f"{url}/api/sessions/{dis_session}")
+            raise AssertionError("Di's session is still there")
+        except urllib.error.HTTPError as error:
+            assert error.code == 404, f"Di's session answered {error.code} once she was deleted"
+
+        open_patient("Bo Brown")
+        colleagues = driver.script("return [...document.querySelectorAll('#hand-over option')].map((o) => o.textContent);")
+        assert colleagues == ["Jo Doe (j.doe)"], f"the page offers {colleagues} to hand Bo over to"
+        driver.script("document.querySelector('#hand-over').requestSubmit();")
+        said = wait("Bo handed over", lambda: driver.script(
+            "const s = document.querySelector('#status').textContent;"
+            "return document.querySelectorAll('#patient-table tbody tr').length === 1 && s ? s : null;"), 20)
+        assert said == "Bo Brown is followed by Jo Doe (j.doe) now.", f"the page says {said!r}"
 
         def change_password(current, new, again):
             driver.script("const f = document.querySelector('#password-form'); document.querySelector('#password-change').open = true;"
@@ -171,9 +208,10 @@ def main():
         plan_text = driver.text("#plan-text") or ""
         assert "12" in plan_text, f"the coach shows the plan {plan_text!r}, not the one changed on the clinic's page"
 
-        print(f"ok: a wrong password refused; 2 patients listed, Ann with 1 session of {breaths} breaths; "
+        print(f"ok: a wrong password refused; 3 patients listed, Ann with 1 session of {breaths} breaths; "
               "her session opens; the plan changed on the page reaches her coach, which shows it as prescribed; her adherence "
-              "report opens against it; a patient archived and followed again; her password changed on the page; signed out")
+              "report opens against it; a patient archived and followed again; one archived and deleted with her session; one handed "
+              "over to the colleague; her password changed on the page; signed out")
         return 0
     except Exception as error:
         print(f"clinic page: FAILED: {error}", file=sys.stderr)

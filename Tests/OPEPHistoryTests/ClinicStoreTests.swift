@@ -67,6 +67,64 @@ final class ClinicStoreTests: XCTestCase {
         }
     }
 
+    func testAPatientIsHandedOverWithTheirSessionsPlanAndToken() throws {
+        try eachStore { store in
+            let clinician = try store.addClinician(username: "m.rossi", name: "Maria Rossi", passwordHash: "h")
+            let colleague = try store.addClinician(username: "j.doe", name: "Jo Doe", passwordHash: "h")
+            var plan = TherapyPlan.standard
+            plan.sets = 3
+            let ann = try store.addPatient(name: "Ann", clinician: clinician.id, plan: plan, token: "token-of-ann-0123456789abcdefghij")
+            let session = try record(into: store, patient: ann.id)
+
+            XCTAssertTrue(try store.handOver(patient: ann.id, to: colleague.id))
+            XCTAssertEqual(try store.patients(of: clinician.id), [])
+            XCTAssertEqual(try store.patients(of: colleague.id).map(\.id), [ann.id])
+            XCTAssertEqual(try store.patient(presenting: "token-of-ann-0123456789abcdefghij")?.clinicianID, colleague.id, "her token still opens her coach")
+            XCTAssertEqual(try store.patient(ann.id)?.plan, plan)
+            XCTAssertEqual(try store.sessions(patient: ann.id).map(\.id), [session])
+            XCTAssertTrue(try store.session(session, followedBy: colleague.id))
+            XCTAssertFalse(try store.session(session, followedBy: clinician.id), "her former clinician no longer reads her sessions")
+            XCTAssertFalse(try store.handOver(patient: 999, to: colleague.id))
+            XCTAssertThrowsError(try store.handOver(patient: ann.id, to: 999)) { XCTAssertEqual(($0 as? ClinicRecordError)?.field, "clinician") }
+            XCTAssertEqual(try store.patient(ann.id)?.clinicianID, colleague.id)
+        }
+    }
+
+    func testOnlyAnArchivedPatientIsDeletedAndWithEverySessionOfTheirs() throws {
+        try eachStore { store in
+            let clinician = try store.addClinician(username: "m.rossi", name: "Maria Rossi", passwordHash: "h")
+            let ann = try store.addPatient(name: "Ann", clinician: clinician.id, plan: .standard, token: "token-of-ann-0123456789abcdefghij")
+            let bo = try store.addPatient(name: "Bo", clinician: clinician.id, plan: .standard, token: "token-of-bo-0123456789abcdefghijk")
+            let annSessions = [try record(into: store, patient: ann.id), try record(into: store, patient: ann.id)]
+            let bosSession = try record(into: store, patient: bo.id)
+            let own = try record(into: store, patient: nil)
+            let audio = (NSTemporaryDirectory() as NSString).appendingPathComponent("opep-delete-\(UUID().uuidString).wav")
+            XCTAssertTrue(FileManager.default.createFile(atPath: audio, contents: Data([1, 2, 3])))
+            try store.setAudioPath(audio, forSession: annSessions[1])
+
+            XCTAssertEqual(try store.deletePatient(ann.id), .notArchived)
+            XCTAssertEqual(try store.sessions(patient: ann.id).count, 2, "a followed patient keeps everything")
+            try store.setArchived(true, patient: ann.id)
+            let recording = try store.beginSession(
+                plan: .standard, source: .browser, configuration: HistoryStoreTests.session.analyzer.configuration,
+                frameInterval: 0.01, latency: 0, input: "still going", patient: ann.id)
+            XCTAssertEqual(try store.deletePatient(ann.id), .stillRecording(session: recording.id))
+            try recording.finish(HistoryStoreTests.session.report, status: .interrupted)
+
+            XCTAssertEqual(try store.deletePatient(ann.id), .deleted(sessions: 3, audioLeft: []))
+            XCTAssertNil(try store.patient(ann.id))
+            XCTAssertNil(try store.patient(presenting: "token-of-ann-0123456789abcdefghij"))
+            XCTAssertFalse(FileManager.default.fileExists(atPath: audio), "the audio kept for her went with her")
+            for id in annSessions + [recording.id] {
+                XCTAssertNil(try store.session(id), "session \(id)")
+                XCTAssertNil(try store.frames(id), "session \(id)'s frames")
+            }
+            XCTAssertEqual(try store.sessions().map(\.id), [own, bosSession], "no one else's sessions")
+            XCTAssertEqual(try store.patients().map(\.name), ["Bo"])
+            XCTAssertEqual(try store.deletePatient(ann.id), .noSuchPatient)
+        }
+    }
+
     func testTheTokenIsKeptOnlyAsItsDigest() throws {
         let store = try HistoryStore()
         let clinician = try store.addClinician(username: "c", name: "C", passwordHash: "h")

@@ -237,6 +237,83 @@ final class ClinicianAccessTests: XCTestCase {
         }
     }
 
+    func testAClinicianHandsAPatientOverToAColleague() async throws {
+        let (clinic, other, _) = try Self.clinic()
+        try await securedApp(clinic.store).test(.router) { client in
+            let signedInCookie = try await Self.signIn(client)
+            let signedIn: HTTPFields = [.cookie: try XCTUnwrap(signedInCookie)]
+            try await client.execute(uri: "/api/clinic/colleagues", method: .get, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .ok)
+                let colleagues = try XCTUnwrap(try json(response.body)["colleagues"] as? [[String: Any]])
+                XCTAssertEqual(colleagues.compactMap { $0["username"] as? String }, ["j.doe"], "everyone but oneself")
+                XCTAssertNil(colleagues.first?["password_hash"])
+            }
+            let handOver = ByteBuffer(string: #"{"username": "j.doe"}"#)
+            try await client.execute(uri: "/api/clinic/patients/\(other.id)/clinician", method: .post, headers: signedIn, body: handOver) { response in
+                XCTAssertEqual(response.status, .notFound, "a colleague's patient is not one's own to hand over")
+            }
+            for (body, why) in [(#"{"username": "nobody"}"#, "no such clinician"), ("j.doe", "not JSON")] {
+                try await client.execute(
+                    uri: "/api/clinic/patients/\(clinic.bo.id)/clinician", method: .post, headers: signedIn, body: ByteBuffer(string: body)
+                ) { response in
+                    XCTAssertEqual(response.status, .badRequest, why)
+                    XCTAssertNotNil(try json(response.body)["error"] as? String, why)
+                }
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.bo.id)/clinician", method: .post, headers: signedIn, body: handOver) { response in
+                XCTAssertEqual(response.status, .ok)
+                XCTAssertEqual(try json(response.body)["clinician_id"] as? Int, Int(other.clinicianID))
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.bo.id)", method: .get, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .notFound, "handed over, Bo is no longer hers")
+            }
+            let colleagueCookie = try await Self.signIn(client, username: "j.doe", password: "another password")
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.bo.id)", method: .get, headers: [.cookie: try XCTUnwrap(colleagueCookie)]) { response in
+                XCTAssertEqual(response.status, .ok, "her colleague follows Bo now")
+            }
+            try await client.execute(uri: "/api/plan", method: .get, headers: [.authorization: "Bearer \(clinic.boToken)"]) { response in
+                XCTAssertEqual(response.status, .ok, "Bo's coach goes on with his token")
+            }
+        }
+    }
+
+    func testAClinicianDeletesAnArchivedPatientWithTheirSessions() async throws {
+        let (clinic, other, otherSession) = try Self.clinic()
+        try await securedApp(clinic.store).test(.router) { client in
+            let signedInCookie = try await Self.signIn(client)
+            let signedIn: HTTPFields = [.cookie: try XCTUnwrap(signedInCookie)]
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)", method: .delete, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .conflict, "a followed patient is archived first")
+                XCTAssertTrue((try json(response.body)["error"] as? String ?? "").contains("archive"))
+            }
+            try clinic.store.setArchived(true, patient: other.id)
+            try await client.execute(uri: "/api/clinic/patients/\(other.id)", method: .delete, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .notFound, "a colleague's patient")
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)/archive", method: .post, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .ok)
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)", method: .delete) { response in
+                XCTAssertEqual(response.status, .unauthorized, "not signed in")
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)", method: .delete, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .ok)
+                let deleted = try XCTUnwrap(try json(response.body)["deleted"] as? [String: Any])
+                XCTAssertEqual(deleted["patient"] as? Int, Int(clinic.ann.id))
+                XCTAssertEqual(deleted["sessions"] as? Int, 1)
+                XCTAssertEqual(deleted["audio_left"] as? Int, 0)
+            }
+            try await client.execute(uri: "/api/sessions/\(clinic.annSession)", method: .get, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .notFound, "her session went with her")
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)", method: .delete, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .notFound)
+            }
+            XCTAssertNotNil(try clinic.store.session(otherSession), "no one else's session")
+            XCTAssertNotNil(try clinic.store.patient(clinic.bo.id))
+        }
+    }
+
     func testTheClinicPageNeedsNoTokenAndTheOtherPagesStillDo() async throws {
         let (clinic, _, _) = try Self.clinic()
         try await securedApp(clinic.store).test(.router) { client in

@@ -117,6 +117,26 @@ final class ClinicCommandTests: XCTestCase {
         let nobodys = try run(["history", "import", document, "--patient", "9", "--database", database])
         XCTAssertEqual(nobodys.status, 1)
         XCTAssertEqual(nonEmptyLines(nobodys.stderr), ["opep: error: no patient 9 in \(database) (`opep clinic` lists them)"])
+
+        XCTAssertEqual(try run(["clinic", "add-clinician", "d", "--name", "D", "--database", database], stdin: Data("long enough password\n".utf8)).status, 0)
+        let handedOver = try run(["clinic", "hand-over", "2", "--to", "d", "--database", database])
+        XCTAssertEqual(nonEmptyLines(handedOver.stdout), ["Patient 2, Bo: followed by D (d) from now on."], handedOver.stderr)
+        XCTAssertTrue(try run(["clinic", "--database", database]).stdout.contains("d (D): 1 patient"))
+        let toNobody = try run(["clinic", "hand-over", "2", "--to", "e", "--database", database])
+        XCTAssertEqual(nonEmptyLines(toNobody.stderr), ["opep: error: no clinician e in \(database) (`opep clinic` lists them)"])
+
+        let asked = try run(["clinic", "delete-patient", "1", "--database", database])
+        XCTAssertEqual(asked.status, 1)
+        XCTAssertEqual(nonEmptyLines(asked.stderr), ["opep: error: patient 1, Ann, has 1 session that would be deleted with them; add --yes to delete them for good"])
+        let followed = try run(["clinic", "delete-patient", "1", "--yes", "--database", database])
+        XCTAssertEqual(followed.status, 1)
+        XCTAssertEqual(nonEmptyLines(followed.stderr), ["opep: error: patient 1, Ann, is followed: archive them first (`opep clinic archive 1`)"])
+        XCTAssertEqual(try run(["clinic", "archive", "1", "--database", database]).status, 0)
+        let deleted = try run(["clinic", "delete-patient", "1", "--yes", "--database", database])
+        XCTAssertEqual(deleted.status, 0, deleted.stderr)
+        XCTAssertEqual(nonEmptyLines(deleted.stdout), ["Patient 1, Ann: deleted with 1 session."])
+        XCTAssertEqual(nonEmptyLines(try run(["history", "--patient", "1", "--database", database]).stderr), ["opep: error: no patient 1 in \(database) (`opep clinic` lists them)"])
+        XCTAssertEqual(try run(["history", "show", "1", "--database", database]).status, 1, "her session went with her")
     }
 
     func testANewPasswordAndANewToken() throws {

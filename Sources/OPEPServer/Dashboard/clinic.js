@@ -108,13 +108,58 @@ function showWeek(plan) {
   $('patient-week').textContent = `Last 7 days: ${weekSessions(week, plan)} sessions planned, ${week.breaths} breaths, ${pct(week.share_in_target)} of flutter time in target.`;
 }
 
-/** Whether the shown patient is archived, and the button that changes it. */
+/** Whether the shown patient is archived, and the buttons that change it or delete them. */
 function showArchived(patient) {
   shownArchived = Boolean(patient.archived_at);
   $('archived-note').textContent = shownArchived
-    ? `Archived ${dateTime(patient.archived_at)}: their coach's token opens nothing; their sessions stay.`
+    ? `Archived ${dateTime(patient.archived_at)}: their coach's token opens nothing; their sessions stay until you delete them.`
     : 'Followed: their coach records their sessions with their token. Archive them when their therapy has ended.';
   $('archive-button').textContent = shownArchived ? 'Follow again' : 'Archive (therapy ended)';
+  $('delete-button').hidden = !shownArchived;
+}
+
+/** The colleagues the shown patient can be handed over to; the form is hidden when there are none. */
+async function showColleagues() {
+  const form = $('hand-over');
+  try {
+    const { colleagues } = await fetchJSON('/api/clinic/colleagues');
+    form.elements.username.replaceChildren(...colleagues.map((c) => el('option', { value: c.username }, `${c.name} (${c.username})`)));
+    form.hidden = !colleagues.length;
+  } catch {
+    form.hidden = true;
+  }
+}
+
+async function handOver(event) {
+  event.preventDefault();
+  const select = $('hand-over').elements.username;
+  const colleague = select.selectedOptions[0]?.textContent ?? select.value;
+  if (!window.confirm(`Hand ${$('patient-title').textContent} over to ${colleague}? You will no longer see them; their sessions, plan and coach go with them.`)) return;
+  try {
+    await fetchJSON(`/api/clinic/patients/${shownPatient}/clinician`, { method: 'POST', json: { username: select.value } });
+    $('patient').hidden = true;
+    await showPatients();
+    setStatus(`${$('patient-title').textContent} is followed by ${colleague} now.`);
+  } catch (error) {
+    if (error.status === 401) return showSignIn();
+    $('therapy-message').textContent = `Not handed over: ${error.message}`;
+  }
+}
+
+async function deletePatient() {
+  const name = $('patient-title').textContent;
+  const sessions = $('patient-sessions').querySelectorAll('tbody tr').length;
+  if (!window.confirm(`Delete ${name} and their ${sessions} session${sessions === 1 ? '' : 's'} for good? This cannot be undone: export what you must keep first.`)) return;
+  try {
+    const { deleted } = await fetchJSON(`/api/clinic/patients/${shownPatient}`, { method: 'DELETE' });
+    $('patient').hidden = true;
+    shownPatient = null;
+    await showPatients();
+    setStatus(`${name} deleted with ${deleted.sessions} session${deleted.sessions === 1 ? '' : 's'}.`);
+  } catch (error) {
+    if (error.status === 401) return showSignIn();
+    $('therapy-message').textContent = `Not deleted: ${error.message}`;
+  }
 }
 
 async function archive() {
@@ -154,6 +199,8 @@ async function showPatient(id) {
   report.elements.from.value = isoDay(new Date(today.getTime() - 27 * DAY));
   $('report-message').textContent = '';
   $('patient-sessions').replaceChildren(sessionsTable(data.sessions));
+  $('therapy-message').textContent = '';
+  await showColleagues();
   $('patient').hidden = false;
   $('patient').scrollIntoView({ block: 'start' });
 }
@@ -226,5 +273,7 @@ $('patient-plan').addEventListener('submit', savePlan);
 $('patient-report').addEventListener('submit', openReport);
 $('password-form').addEventListener('submit', changePassword);
 $('archive-button').addEventListener('click', archive);
+$('delete-button').addEventListener('click', deletePatient);
+$('hand-over').addEventListener('submit', handOver);
 $('sign-out').addEventListener('click', signOut);
 showPatients();
