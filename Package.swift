@@ -120,7 +120,7 @@ let package = Package(
         // Every entry point for outside input as a function of any bytes: libFuzzer's targets
         // (the package in Fuzz/, scripts/fuzz.sh) and what `swift test` replays. The engine's and
         // the decoders' need neither the history nor the server; the document's and /live's do.
-        .target(name: "OPEPFuzzTargets", dependencies: ["OPEPKit", "OPEPAudio"]),
+        .target(name: "OPEPFuzzTargets", dependencies: ["OPEPKit", "OPEPAudio", "OPEPCalibration"]),
         .target(
             name: "OPEPServerFuzzTargets",
             dependencies: [

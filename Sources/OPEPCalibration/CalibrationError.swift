@@ -5,6 +5,8 @@ public enum CalibrationError: Error, Sendable, Equatable, CustomStringConvertibl
     case missingColumn(String)
     case malformedRow(line: Int, reason: String)
     case nonIncreasingTime(line: Int, time: Double, previous: Double)
+    case timeOutOfRange(line: Int, time: Double, limit: Double)
+    case traceTooLong(duration: Double, limit: Double)
     case tooFewSamples(Int)
     case mismatchedLengths(pitches: Int, pressures: Int)
     case noOverlap(recording: ClosedRange<Double>, manometer: ClosedRange<Double>, offset: Double)
@@ -23,6 +25,10 @@ public enum CalibrationError: Error, Sendable, Equatable, CustomStringConvertibl
             "line \(line): \(reason)"
         case let .nonIncreasingTime(line, time, previous):
             "line \(line): time \(time) s does not increase (previous \(previous) s)"
+        case let .timeOutOfRange(line, time, limit):
+            "line \(line): time \(time) s lies beyond ±\(limit) s (give the seconds since the manometer started)"
+        case let .traceTooLong(duration, limit):
+            "the manometer's trace spans \(round3(duration)) s, more than a calibration takes (at most \(Int(limit)) s): give the part recorded with the sound"
         case let .tooFewSamples(count):
             "the manometer file has \(count) sample\(count == 1 ? "" : "s"); at least 2 are needed"
         case let .mismatchedLengths(pitches, pressures):

@@ -8,13 +8,27 @@ public struct ManometerTrace: Sendable, Hashable {
     /// cmH2O, one per time.
     public let pressures: [Double]
 
-    /// A trace from matching times and pressures; the times must increase.
+    /// The longest trace a calibration takes, in seconds (4 hours). A calibration lasts minutes;
+    /// the alignment and the pressure's flutter are computed over every 10 ms and every 1/8000 s
+    /// of the trace, so a trace of days would take hours or more memory than there is.
+    public static let longestDuration = 4 * 3600.0
+    /// The largest time a sample may carry either side of zero, in seconds (10¹⁰ s: more than
+    /// the seconds since 1970 of any clock).
+    public static let largestTime = 1e10
+
+    /// A trace from matching times and pressures; the times must increase, lie within
+    /// ±``largestTime`` and span at most ``longestDuration``.
     public init(times: [Double], pressures: [Double]) throws(CalibrationError) {
         guard times.count == pressures.count else { throw .mismatchedLengths(pitches: times.count, pressures: pressures.count) }
         guard times.count >= 2 else { throw .tooFewSamples(times.count) }
+        for index in times.indices where !(abs(times[index]) <= Self.largestTime) {
+            throw .timeOutOfRange(line: index + 1, time: times[index], limit: Self.largestTime)
+        }
         for index in 1..<times.count where !(times[index] > times[index - 1]) {
             throw .nonIncreasingTime(line: index + 1, time: times[index], previous: times[index - 1])
         }
+        let duration = times[times.count - 1] - times[0]
+        guard duration <= Self.longestDuration else { throw .traceTooLong(duration: duration, limit: Self.longestDuration) }
         self.times = times
         self.pressures = pressures
     }
@@ -49,6 +63,7 @@ public struct ManometerTrace: Sendable, Hashable {
             guard let time = Double(timeText), time.isFinite else {
                 throw .malformedRow(line: number, reason: "time '\(timeText.prefix(30))' is not a number")
             }
+            guard abs(time) <= Self.largestTime else { throw .timeOutOfRange(line: number, time: time, limit: Self.largestTime) }
             guard let pressure = Double(pressureText), pressure.isFinite else {
                 throw .malformedRow(line: number, reason: "pressure '\(pressureText.prefix(30))' is not a number")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import OPEPCalibration
 import OPEPKit
 @_spi(Fuzzing) import OPEPAudio
 
@@ -8,9 +9,10 @@ import Glibc
 import Darwin
 #endif
 
-/// The entry points of the engine, the decoders and the JSON the engine reads: they need neither
-/// the history nor the server, so their fuzzer builds in a few minutes (CI runs them briefly);
-/// the session document and `/live` are `ServerFuzzTarget`s.
+/// The entry points of the engine, the decoders, the JSON the engine reads and the manometer's CSV
+/// (`opep calibrate`): they need neither the history nor the server, so their fuzzer builds in a
+/// few minutes (CI runs them briefly); the session document, `/live` and the HTTP routes are
+/// `ServerFuzzTarget`s.
 ///
 /// The audio targets take their first two bytes as the reading's shape (how many frames each read
 /// asks for, how large the stream's buffer is), so the fuzzer also explores chunked reads; the rest
@@ -30,6 +32,9 @@ public enum FuzzTarget: String, CaseIterable, FuzzEntryPoint {
     case plan
     /// A device profile's JSON (`--device`, `opep calibrate`), decoded and validated.
     case deviceProfile = "device-profile"
+    /// A manometer's CSV (`opep calibrate`): parsed, aligned with a minute of breaths, fitted, and
+    /// when it spans at most ``manometerFlutterSpan`` its pressure's flutter tracked.
+    case manometer
 
     /// Every one of them, as entry points.
     public static let entryPoints: [any FuzzEntryPoint] = allCases
@@ -42,7 +47,37 @@ public enum FuzzTarget: String, CaseIterable, FuzzEntryPoint {
         case .engine: return Self.analyse(bytes)
         case .plan: return (try? JSONDecoder().decode(TherapyPlan.self, from: Data(bytes)).validate()) != nil
         case .deviceProfile: return (try? JSONDecoder().decode(DeviceProfile.self, from: Data(bytes)).validate()) != nil
+        case .manometer: return Self.calibrate(bytes)
         }
+    }
+
+    /// The longest trace, in seconds, whose pressure's flutter the `manometer` target tracks: the
+    /// tracker takes about 0.1 ms per second of trace, and an input may take at most 1 s.
+    public static let manometerFlutterSpan = 600.0
+
+    /// A minute of a recording as `opep calibrate` hears it: breaths of 3 s every 6 s, and a pitch
+    /// every 10 ms while they last, rising through each breath.
+    static let heard: (envelope: [(time: Double, value: Double)], pitches: [PitchSample]) = {
+        var envelope: [(time: Double, value: Double)] = []
+        var pitches: [PitchSample] = []
+        for step in 0..<6000 {
+            let time = Double(step) / 100
+            let within = time.truncatingRemainder(dividingBy: 6)
+            let exhaling = within >= 1 && within < 4
+            envelope.append((time, exhaling ? 1 : 0))
+            if exhaling { pitches.append(PitchSample(time: time, pitch: 12 + 4 * within)) }
+        }
+        return (envelope, pitches)
+    }()
+
+    private static func calibrate(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let trace = try? ManometerTrace.parse(csv: String(decoding: bytes, as: UTF8.self)) else { return false }
+        let offset = (try? OffsetSearch.find(envelope: heard.envelope, manometer: trace, threshold: 5))?.offset ?? 0
+        _ = try? Calibration.fit(pitches: heard.pitches, manometer: trace, offset: offset, recordingRange: 0...60, alignment: "auto", exhaling: 5)
+        if trace.timeRange.upperBound - trace.timeRange.lowerBound <= manometerFlutterSpan {
+            _ = try? PressureFlutter.track(trace, band: 10...40)
+        }
+        return true
     }
 
     /// Frames asked for by each read, by the shape byte's low nibble.

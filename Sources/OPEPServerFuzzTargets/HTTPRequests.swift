@@ -161,6 +161,7 @@ enum HTTPRequests {
             do {
                 // Bo, archived, is the one patient a request can delete: the clinic is made anew.
                 if try clinic.store.patient(clinic.bo.id) == nil {
+                    _ = try? clinic.channel.finish(acceptAlreadyClosed: true)
                     Self.clinic = try Clinic()
                 } else {
                     try clinic.restore()

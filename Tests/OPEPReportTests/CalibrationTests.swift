@@ -84,6 +84,12 @@ final class CalibrationTests: XCTestCase {
         XCTAssertEqual(error("time_s,pressure_cmh2o\n0,1\n0.1\n"), .malformedRow(line: 3, reason: "1 field, expected at least 2"))
         XCTAssertEqual(error("time_s,pressure_cmh2o\n0,1\n0.1,2\n0.1,3\n"), .nonIncreasingTime(line: 4, time: 0.1, previous: 0.1))
         XCTAssertTrue(error("time_s,pressure_cmh2o\n0,1\n0.1,x\n")!.description.hasPrefix("line 3:"))
+        XCTAssertEqual(error("time_s,pressure_cmh2o\n0,1\n1e300,2\n"), .timeOutOfRange(line: 3, time: 1e300, limit: ManometerTrace.largestTime))
+        XCTAssertEqual(error("time_s,pressure_cmh2o\n0,1\n1e7,2\n"), .traceTooLong(duration: 1e7, limit: ManometerTrace.longestDuration))
+        XCTAssertNil(error("time_s,pressure_cmh2o\n1764000000,1\n1764014400,2\n"), "four hours of a clock's seconds since 1970")
+        XCTAssertEqual(
+            error("time_s,pressure_cmh2o\n0,1\n1e7,2\n")?.description,
+            "the manometer's trace spans 10000000.0 s, more than a calibration takes (at most 14400 s): give the part recorded with the sound")
     }
 
     /// Flutter frames where the manometer reads no exhalation (the tracker's span reaching past a

@@ -137,21 +137,27 @@ final class ReportAndCalibrateTests: XCTestCase {
     func testCalibrateBadManometerFiles() throws {
         let directory = try TemporaryDirectory()
         let session = try simulateSession(in: directory)
-        let cases: [(name: String, text: String, problem: String)] = [
-            ("empty.csv", "", "the manometer file is empty"),
-            ("noheader.csv", "0,1\n0.01,2\n", "needs a header line"),
-            ("malformed.csv", "time_s,pressure_cmh2o\n0,1\n0.01,two\n", "line 3: pressure 'two' is not a number"),
-            ("backwards.csv", "time_s,pressure_cmh2o\n0,1\n0.02,2\n0.01,3\n", "line 4: time 0.01 s does not increase"),
-            ("far.csv", "time_s,pressure_cmh2o\n1000,10\n1000.01,12\n1000.02,14\n", "do not overlap"),
+        let given = ["--offset", "0"], aligned: [String] = [], tracked = ["--offset", "0", "--pressure-signal"]
+        // The last two once crashed the alignment and kept the pressure's flutter tracked for hours.
+        let cases: [(name: String, text: String, problem: String, ways: [[String]])] = [
+            ("empty.csv", "", "the manometer file is empty", [given]),
+            ("noheader.csv", "0,1\n0.01,2\n", "needs a header line", [given]),
+            ("malformed.csv", "time_s,pressure_cmh2o\n0,1\n0.01,two\n", "line 3: pressure 'two' is not a number", [given]),
+            ("backwards.csv", "time_s,pressure_cmh2o\n0,1\n0.02,2\n0.01,3\n", "line 4: time 0.01 s does not increase", [given]),
+            ("far.csv", "time_s,pressure_cmh2o\n1000,10\n1000.01,12\n1000.02,14\n", "do not overlap", [given]),
+            ("huge-time.csv", "time_s,pressure_cmh2o\n0,10\n1e300,12\n", "line 3: time 1e+300 s lies beyond", [given, aligned, tracked]),
+            ("days.csv", "time_s,pressure_cmh2o\n0,10\n0.01,12\n1e7,12\n", "more than a calibration takes", [given, aligned, tracked]),
         ]
         for item in cases {
             let path = try directory.write(item.text, to: item.name)
-            let result = try run(["calibrate", session.wav, path, "-o", directory.path("d.json"), "--offset", "0"])
-            XCTAssertNotEqual(result.status, 0, item.name)
-            let lines = nonEmptyLines(result.stderr)
-            XCTAssertEqual(lines.count, 1, "\(item.name): \(result.stderr)")
-            XCTAssertTrue(lines.first?.contains(path) ?? false, "\(item.name): \(result.stderr)")
-            XCTAssertTrue(result.stderr.contains(item.problem), "\(item.name): \(result.stderr)")
+            for way in item.ways {
+                let result = try run(["calibrate", session.wav, path, "-o", directory.path("d.json")] + way)
+                XCTAssertNotEqual(result.status, 0, item.name)
+                let lines = nonEmptyLines(result.stderr)
+                XCTAssertEqual(lines.count, 1, "\(item.name) \(way): \(result.stderr)")
+                XCTAssertTrue(lines.first?.contains(path) ?? false, "\(item.name) \(way): \(result.stderr)")
+                XCTAssertTrue(result.stderr.contains(item.problem), "\(item.name) \(way): \(result.stderr)")
+            }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path("d.json")))
     }
