@@ -197,26 +197,36 @@ struct ClinicAPI: Sendable {
     /// The most days one adherence report covers.
     static let longestReport = 366
 
-    /// `GET /api/clinic/patients/:id/report?from=YYYY-MM-DD&to=YYYY-MM-DD`: the patient's adherence
-    /// over those whole days (in the server's time zone) against their plan, the page
-    /// `opep report --from --to --patient` writes.
+    /// `GET /api/clinic/patients/:id/report?from=YYYY-MM-DD&to=YYYY-MM-DD[&tz=Europe/Rome]`: the
+    /// patient's adherence over those whole days against their plan, the page `opep report --from
+    /// --to --patient` writes. Days and times are those of the time zone `tz` names (the
+    /// clinician's browser sends its own), else the server's.
     func report(_ id: Int64, _ request: Request, context: ServerRequestContext) throws -> Response {
         let patient = try followed(id, by: try signedIn(context))
         let query = request.uri.queryParameters
+        var timeZone = TimeZone.current
+        if let name = query.get("tz") {
+            guard let named = TimeZone(identifier: name) else {
+                throw APIError(.badRequest, "tz wants a time zone such as Europe/Rome, not \"\(name.prefix(60))\"")
+            }
+            timeZone = named
+        }
         func day(_ name: String) throws -> Date {
             guard let text = query.get(name) else { throw APIError(.badRequest, "\(name) is missing: give the day as YYYY-MM-DD") }
-            guard let day = CalendarDay.start(of: text) else {
+            guard let day = CalendarDay.start(of: text, in: timeZone) else {
                 throw APIError(.badRequest, "\(name) wants a day written YYYY-MM-DD, e.g. 2026-11-21, not \"\(text)\"")
             }
             return day
         }
         let first = try day("from"), last = try day("to")
         guard first <= last else { throw APIError(.badRequest, "from must not be after to") }
-        let days = (Calendar.current.dateComponents([.day], from: first, to: last).day ?? 0) + 1
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let days = (calendar.dateComponents([.day], from: first, to: last).day ?? 0) + 1
         guard days <= Self.longestReport else {
             throw APIError(.badRequest, "a report covers at most \(Self.longestReport) days, not \(days)")
         }
-        let document = try store.adherenceReport(from: first, through: last, patient: patient)
+        let document = try store.adherenceReport(from: first, through: last, patient: patient, timeZone: timeZone)
         let name = "adherence-patient-\(patient.id)-\(query.get("from") ?? "")-\(query.get("to") ?? "").html"
         return Response(
             status: .ok,

@@ -7,7 +7,7 @@ opens /clinic under `opep serve`: a wrong password is refused on the page; signe
 lists her three patients (not the colleague's), the first with this week's session and its breaths;
 opening that patient shows the session, whose own page opens; the plan changed on the page
 (sessions a day included) is what the patient's coach then reads with her token; her adherence
-report opens from the page, counted against that plan; she changes her password on the page
+report opens from the page in the browser's time zone, counted against that plan; she changes her password on the page
 (refused while the two new ones differ or the current one is wrong) and signs in with the new one;
 archiving a patient lists him apart until he is followed again; an archived patient is deleted with her
 session, which is then gone; a patient is handed over to the colleague, leaving
@@ -19,7 +19,7 @@ physiotherapist, not to be changed there.
 
 Needs Debian's chromium and chromium-driver (.ci/run installs them). Exits non-zero on failure.
 """
-import argparse, json, os, shutil, subprocess, sys, tempfile, urllib.error, urllib.request
+import argparse, json, os, shutil, subprocess, sys, tempfile, urllib.error, urllib.parse, urllib.request
 
 from dashboard_e2e import WebDriver, free_port, stop, wait, _reachable
 
@@ -124,6 +124,8 @@ def main():
         driver.script("window.open = (address) => { window.openedReport = address; };"
                       "document.querySelector('#patient-report').requestSubmit();")
         report = wait("the report opened", lambda: driver.script("return window.openedReport ?? null;"), 20)
+        zone = driver.script("return Intl.DateTimeFormat().resolvedOptions().timeZone;")
+        assert urllib.parse.parse_qs(urllib.parse.urlsplit(report).query).get("tz") == [zone], f"the report {report} is not asked in the browser's zone {zone}"
         driver.go(url + report)
         heading = wait("the adherence report", lambda: driver.text("h1"), 20)
         assert heading.startswith("Therapy adherence of Ann Smith"), f"the report is headed {heading!r}"

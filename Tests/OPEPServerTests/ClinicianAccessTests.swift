@@ -157,6 +157,34 @@ final class ClinicianAccessTests: XCTestCase {
         }
     }
 
+    /// The days of a report are those of the time zone the page sends: a session at 23:30 UTC
+    /// falls on the next day in Tokyo.
+    func testTheReportsDaysAreThoseOfTheCliniciansTimeZone() async throws {
+        let (clinic, _, _) = try Self.clinic()
+        let s = recordedSession
+        let recorder = try clinic.store.beginSession(
+            plan: .standard, source: .browser, configuration: s.configuration, frameInterval: s.frameInterval, latency: s.latency,
+            input: "test", startedAt: try Date("2026-11-20T23:30:00Z", strategy: .iso8601), patient: clinic.ann.id)
+        for output in s.outputs { recorder.record(output) }
+        try recorder.finish(s.report)
+        try await securedApp(clinic.store).test(.router) { client in
+            let signedInCookie = try await Self.signIn(client)
+            let signedIn: HTTPFields = [.cookie: try XCTUnwrap(signedInCookie)]
+            for (zone, sessions) in [("Asia/Tokyo", 1), ("UTC", 0), ("America/New_York", 0)] {
+                let uri = "/api/clinic/patients/\(clinic.ann.id)/report?from=2026-11-21&to=2026-11-21&tz=\(zone)"
+                try await client.execute(uri: uri, method: .get, headers: signedIn) { response in
+                    XCTAssertEqual(response.status, .ok, zone)
+                    XCTAssertTrue(String(buffer: response.body).contains("\(sessions) of 2 planned"), "\(zone): \(sessions) session")
+                }
+            }
+            let unknown = "/api/clinic/patients/\(clinic.ann.id)/report?from=2026-11-21&to=2026-11-21&tz=Mars/Olympus"
+            try await client.execute(uri: unknown, method: .get, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .badRequest)
+                XCTAssertEqual(try json(response.body)["error"] as? String, "tz wants a time zone such as Europe/Rome, not \"Mars/Olympus\"")
+            }
+        }
+    }
+
     func testAClinicianChangesTheirPasswordAndTheirOtherSignInsEnd() async throws {
         let (clinic, _, _) = try Self.clinic()
         let newPassword = "a much better passphrase"

@@ -231,7 +231,7 @@ function openReport(event) {
     return;
   }
   $('report-message').textContent = '';
-  const query = new URLSearchParams({ from, to });
+  const query = new URLSearchParams({ from, to, tz: Intl.DateTimeFormat().resolvedOptions().timeZone });
   window.open(`/api/clinic/patients/${shownPatient}/report?${query}`, '_blank', 'noopener');
 }
 
