@@ -181,6 +181,7 @@ public struct LiveSession {
         if lastStatus.map({ now - $0 >= configuration.statusInterval }) ?? true {
             lastStatus = now
             sendStatus()
+            if patientWasArchived() { return endForArchive() }
         }
         if let recorder, let run {
             do {
@@ -199,6 +200,28 @@ public struct LiveSession {
                 }
             }
         }
+    }
+
+    /// Whether the connection's patient has been archived (or deleted) since it opened. A history
+    /// that cannot be read just now (an outage) says no: the session goes on.
+    private func patientWasArchived() -> Bool {
+        guard let patient else { return false }
+        do {
+            guard let current = try store.patient(patient.id) else { return true }
+            return current.archivedAt != nil
+        } catch {
+            return false
+        }
+    }
+
+    /// The patient's clinician archived them during the session: it ends here, saved with a
+    /// warning up to now, and the patient is told why.
+    private mutating func endForArchive() {
+        let warning = "the patient was archived during the session, which ended there"
+        warnings.append(warning)
+        logger.notice("session ended: its patient was archived", metadata: ["session": "\(sessionID.map(String.init) ?? "none")"])
+        outbox.append(Self.errorMessage("your physiotherapist has ended your therapy here: this session is saved up to now"))
+        end(stopped: true)
     }
 
     /// `stop` arrived: finishes the analysis, saves the session as complete, answers `summary`.

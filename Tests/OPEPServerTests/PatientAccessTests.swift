@@ -169,6 +169,42 @@ final class PatientAccessTests: XCTestCase {
         let live = try XCTUnwrap(theirs.first { $0.id != clinic.annSession })
         XCTAssertEqual(try clinic.store.session(live.id)?.plan, clinic.ann.plan, "analysed with Ann's plan")
     }
+
+    /// A patient archived while their session runs: it ends at the next status (within a second),
+    /// saved up to there with a warning, and the patient is told why.
+    func testArchivingAPatientEndsTheirLiveSession() throws {
+        let clinic = try Self.clinic()
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        var session = LiveSession(
+            configuration: ServerConfiguration(port: 0), store: clinic.store, gate: SessionGate(limit: 2), logger: logger, patient: clinic.ann)
+        let start = ContinuousClock.now
+        session.receive(text: startMessage, now: start)
+        let messages = chunks(LiveTests.samples)
+        func send(_ index: Int) {
+            messages[index].withUnsafeReadableBytes { session.receive(binary: $0, now: start + .milliseconds(100 * index)) }
+        }
+        for index in 0..<20 { send(index) }
+        XCTAssertFalse(session.isEnded)
+        let id = try XCTUnwrap(session.sessionID)
+        _ = session.takeOutbox()
+
+        try clinic.store.setArchived(true, patient: clinic.ann.id)
+        var index = 20
+        while !session.isEnded, index < messages.count {
+            send(index)
+            index += 1
+        }
+        XCTAssertLessThanOrEqual(index - 20, 11, "ended at the next status, a second at most")
+        XCTAssertTrue(session.shouldClose)
+        let outbox = session.takeOutbox().compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        XCTAssertTrue(outbox.contains { ($0["message"] as? String)?.contains("ended your therapy") == true }, "\(outbox)")
+        XCTAssertEqual(outbox.last?["type"] as? String, "summary")
+        let saved = try XCTUnwrap(try clinic.store.session(id))
+        XCTAssertEqual(saved.session.status, .complete)
+        let warnings = try XCTUnwrap(try clinic.store.exportAnalysis(id)).settings.warnings
+        XCTAssertTrue(warnings.contains { $0.contains("archived during the session") }, "\(warnings)")
+    }
 }
 
 /// A short analysed session to record into histories.
