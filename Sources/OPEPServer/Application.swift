@@ -82,6 +82,8 @@ public func buildRouter(
     router.get("/api/clinic/patients/:id/report") { request, context in try clinic.report(patientID(context), request, context: context) }
     router.post("/api/clinic/patients/:id/archive") { _, context in try clinic.setArchived(true, patientID(context), context: context) }
     router.post("/api/clinic/patients/:id/restore") { _, context in try clinic.setArchived(false, patientID(context), context: context) }
+    router.post("/api/clinic/patients") { request, context in try await clinic.addPatient(request, context: context) }
+    router.post("/api/clinic/patients/:id/token") { _, context in try clinic.newToken(patientID(context), context: context) }
     router.get("/api/clinic/colleagues") { _, context in try clinic.colleagues(context) }
     router.post("/api/clinic/patients/:id/clinician") { request, context in try await clinic.handOver(patientID(context), request, context: context) }
     router.delete("/api/clinic/patients/:id") { _, context in try clinic.delete(patientID(context), context: context) }

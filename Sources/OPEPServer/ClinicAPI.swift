@@ -6,9 +6,10 @@ import OPEPKit
 import OPEPReport
 
 /// The clinicians' JSON API (`/api/clinic/...`): signing in and out, changing one's password, their
-/// patients with their adherence at a glance, one patient's sessions and trends, their adherence
-/// report, changing a patient's plan, archiving, handing over to a colleague and deleting them. A clinician sees only the patients they follow; any other
-/// patient answers 404, as one that does not exist.
+/// patients with their adherence at a glance, adding a patient, one patient's sessions and trends,
+/// their adherence report, changing a patient's plan or access token, archiving, handing over to a
+/// colleague and deleting them. A clinician sees only the patients they follow; any other patient
+/// answers 404, as one that does not exist.
 struct ClinicAPI: Sendable {
     let store: HistoryStore
     let failures: FailedAttempts
@@ -77,12 +78,16 @@ struct ClinicAPI: Sendable {
         return try newSignIn(of: clinician)
     }
 
-    /// The JSON a form with a password sent, unless `client` is locked out by its wrong attempts; a
-    /// 400 saying `what` must be JSON of `shape` otherwise.
+    /// The JSON a form with a password sent, unless `client` is locked out by its wrong attempts.
     private func passwordForm<Form: Decodable>(
         _ type: Form.Type, in request: Request, from client: String, what: String, shape: String
     ) async throws -> Form {
         if let wait = failures.lockedFor(client) { throw AccessRefusal.tooManyAttempts(retryAfter: wait) }
+        return try await form(type, in: request, what: what, shape: shape)
+    }
+
+    /// The JSON a form sent; a 400 saying `what` must be JSON of `shape` otherwise.
+    private func form<Form: Decodable>(_ type: Form.Type, in request: Request, what: String, shape: String) async throws -> Form {
         let body = try await collectBody(request, upTo: maxRequestBytes, what: what)
         do {
             return try JSONDecoder().decode(type, from: Data(buffer: body))
@@ -129,6 +134,36 @@ struct ClinicAPI: Sendable {
         return jsonResponse(LiveSession.encode(try store.patient(patient.id) ?? patient))
     }
 
+    /// What `POST /api/clinic/patients` takes.
+    struct NewPatient: Decodable {
+        var name: String
+    }
+
+    /// `POST /api/clinic/patients` `{"name"}`: a new patient the clinician follows, on the standard
+    /// plan (changed afterwards like any other), with a new access token for their coach. 201
+    /// `{"patient", "token"}`: the token is shown this once (the history keeps its digest); 400
+    /// for a name that cannot be used.
+    func addPatient(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let clinician = try signedIn(context)
+        let new = try await form(NewPatient.self, in: request, what: "the new patient", shape: #"{"name": ...}"#)
+        let token = AccessToken.random()
+        do {
+            let patient = try store.addPatient(name: new.name, clinician: clinician.id, plan: .standard, token: token.text)
+            return jsonResponse(LiveSession.encode(NewToken(patient: patient, token: token.text)), status: .created)
+        } catch let refusal as ClinicRecordError {
+            throw APIError(.badRequest, refusal.description)
+        }
+    }
+
+    /// `POST /api/clinic/patients/:id/token`: a new access token for the patient's coach (a lost
+    /// phone); the old one opens nothing from now on. 200 `{"patient", "token"}`, shown this once.
+    func newToken(_ id: Int64, context: ServerRequestContext) throws -> Response {
+        let patient = try followed(id, by: try signedIn(context))
+        let token = AccessToken.random()
+        try store.replaceToken(ofPatient: patient.id, with: token.text)
+        return jsonResponse(LiveSession.encode(NewToken(patient: patient, token: token.text)))
+    }
+
     /// `GET /api/clinic/colleagues`: the other clinicians of this history, to hand a patient over to.
     func colleagues(_ context: ServerRequestContext) throws -> Response {
         let clinician = try signedIn(context)
@@ -145,10 +180,7 @@ struct ClinicAPI: Sendable {
     /// with the patient, 400 when there is no such clinician.
     func handOver(_ id: Int64, _ request: Request, context: ServerRequestContext) async throws -> Response {
         let patient = try followed(id, by: try signedIn(context))
-        let body = try await collectBody(request, upTo: maxRequestBytes, what: "the hand-over")
-        guard let handOver = try? JSONDecoder().decode(HandOver.self, from: Data(buffer: body)) else {
-            throw APIError(.badRequest, #"the hand-over must be JSON {"username": ...}"#)
-        }
+        let handOver = try await form(HandOver.self, in: request, what: "the hand-over", shape: #"{"username": ...}"#)
         guard let colleague = try store.clinician(username: handOver.username)?.clinician else {
             throw APIError(.badRequest, "no clinician \"\(handOver.username)\" in this clinic")
         }
@@ -255,6 +287,12 @@ struct PatientList: Encodable {
     var clinician: Clinician
     var patients: [PatientAdherence]
     var archived: [PatientAdherence]
+}
+
+/// A patient and the access token their coach presents from now on, shown once.
+struct NewToken: Encodable {
+    var patient: Patient
+    var token: String
 }
 
 /// What `DELETE /api/clinic/patients/:id` deleted.

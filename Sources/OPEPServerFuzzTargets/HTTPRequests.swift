@@ -20,8 +20,8 @@ import OPEPServer
 /// under `/api/` say what was wrong as a JSON `{"error"}`; a session's data succeeds only for
 /// whoever may read it (its patient, their clinician, the server's token), a patient's clinic
 /// routes only for their clinician. What a request changes
-/// (a plan, an upload, a sign-out, an archive, a hand-over) is put back before the next; when a
-/// request deleted Bo, the clinic is made anew.
+/// (a plan, an upload, a sign-out, an archive, a hand-over, a token, a patient added) is put back
+/// before the next; when a request deleted Bo, the clinic is made anew.
 enum HTTPRequests {
     static let password = "correct horse battery"
     static let methods: [HTTPRequest.Method] = [.get, .post, .put, .delete, .head, .options, .patch, .get]
@@ -35,6 +35,7 @@ enum HTTPRequests {
         let serverToken = "fuzz-server-token-0123456789abcdef"
         let annToken = "fuzz-ann-token-0123456789abcdefghij"
         let boToken = "fuzz-bo-token-0123456789abcdefghijk"
+        let cyToken = "fuzz-cy-token-0123456789abcdefghijk"
         let signIn = "fuzz-sign-in-0123456789abcdefghijkl"
         let colleagueSignIn = "fuzz-colleague-sign-in-0123456789ab"
         let clinician: Clinician, colleague: Clinician, ann: Patient, bo: Patient, cy: Patient
@@ -49,7 +50,7 @@ enum HTTPRequests {
             colleague = try store.addClinician(username: "j.doe", name: "Jo Doe", passwordHash: passwordHash)
             ann = try store.addPatient(name: "Ann", clinician: clinician.id, plan: .standard, token: annToken)
             bo = try store.addPatient(name: "Bo", clinician: clinician.id, plan: .standard, token: boToken)
-            cy = try store.addPatient(name: "Cy", clinician: colleague.id, plan: .standard, token: "fuzz-cy-token-0123456789abcdefghijk")
+            cy = try store.addPatient(name: "Cy", clinician: colleague.id, plan: .standard, token: cyToken)
             let recorded = try Self.recorded.get()
             func record(_ patient: Int64?) throws -> Int64 {
                 let recorder = try store.beginSession(
@@ -71,6 +72,13 @@ enum HTTPRequests {
 
         /// Puts back everything a request may have changed but a deleted patient (see ``run(_:)``).
         func restore() throws {
+            for added in try store.patients() where ![ann.id, bo.id, cy.id].contains(added.id) {
+                try store.setArchived(true, patient: added.id)
+                _ = try store.deletePatient(added.id)
+            }
+            try store.replaceToken(ofPatient: ann.id, with: annToken)
+            try store.replaceToken(ofPatient: bo.id, with: boToken)
+            try store.replaceToken(ofPatient: cy.id, with: cyToken)
             try store.handOver(patient: ann.id, to: clinician.id)
             try store.handOver(patient: bo.id, to: clinician.id)
             _ = try store.setPasswordHash(passwordHash, forClinician: clinician.username)

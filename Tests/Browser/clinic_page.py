@@ -11,7 +11,8 @@ report opens from the page in the browser's time zone, counted against that plan
 (refused while the two new ones differ or the current one is wrong) and signs in with the new one;
 archiving a patient lists him apart until he is followed again; an archived patient is deleted with her
 session, which is then gone; a patient is handed over to the colleague, leaving
-her list; signing out shows the sign-in again; last,
+her list; a patient added on the page gets the address that pairs her coach, and a new one
+replaces it; signing out shows the sign-in again; last,
 the patient's coach page (opened with her token) shows her plan as prescribed by her
 physiotherapist, not to be changed there.
 
@@ -114,8 +115,6 @@ def main():
         driver.script("const f = document.querySelector('#patient-plan'); f.elements.sets.value = '4'; f.elements.target_low_cmh2o.value = '12';"
                       "f.elements.sessions_per_day.value = '3'; f.requestSubmit();")
         wait("the plan saved", lambda: (driver.text("#plan-message") or "").startswith("Saved"), 20)
-        if options.screenshot:
-            driver.screenshot(options.screenshot)
         _, plan = api(url + "/api/plan", token=ann)
         assert plan["sets"] == 4 and plan["target_low_cmh2o"] == 12 and plan["sessions_per_day"] == 3, f"Ann's coach reads {plan}"
         week = driver.text("#patient-week") or ""
@@ -181,6 +180,26 @@ def main():
             "return document.querySelectorAll('#patient-table tbody tr').length === 1 && s ? s : null;"), 20)
         assert said == "Bo Brown is followed by Jo Doe (j.doe) now.", f"the page says {said!r}"
 
+        driver.script("const f = document.querySelector('#add-patient'); f.elements.name.value = 'Eve Evans'; f.requestSubmit();")
+        first = wait("Eve added with her address", lambda: driver.script(
+            "return !document.querySelector('#new-token').hidden && document.querySelector('#patient-title').textContent === 'Eve Evans'"
+            " ? document.querySelector('#pairing-address').value : null;"), 20)
+        assert first.startswith(url + "/?token="), f"the pairing address reads {first!r}"
+        if options.screenshot:
+            driver.script("document.querySelector('#new-token').scrollIntoView({ block: 'start' });")
+            driver.screenshot(options.screenshot)
+        eve = urllib.parse.parse_qs(urllib.parse.urlsplit(first).query)["token"][0]
+        # On loopback without --require-token a token nobody has is the history owner's: her plan
+        # is the one prescribed by her physiotherapist only with her own token.
+        _, plan = api(url + "/api/plan", token=eve)
+        assert plan.get("prescribed_by") == "Maria Rossi" and plan["sets"] == 3, f"Eve's coach opens {plan}"
+        driver.click("#token-button")
+        second = wait("Eve's new address", lambda: driver.script(
+            "const a = document.querySelector('#pairing-address').value; return a !== arguments[0] ? a : null;", first), 20)
+        assert "prescribed_by" not in api(url + "/api/plan", token=eve)[1], "Eve's first token still opens her coach"
+        eve = urllib.parse.parse_qs(urllib.parse.urlsplit(second).query)["token"][0]
+        assert api(url + "/api/plan", token=eve)[1].get("prescribed_by") == "Maria Rossi", "Eve's new token opens her coach"
+
         def change_password(current, new, again):
             driver.script("const f = document.querySelector('#password-form'); document.querySelector('#password-change').open = true;"
                           "f.elements.current.value = arguments[0]; f.elements.new.value = arguments[1]; f.elements.again.value = arguments[2];"
@@ -213,7 +232,7 @@ def main():
         print(f"ok: a wrong password refused; 3 patients listed, Ann with 1 session of {breaths} breaths; "
               "her session opens; the plan changed on the page reaches her coach, which shows it as prescribed; her adherence "
               "report opens against it; a patient archived and followed again; one archived and deleted with her session; one handed "
-              "over to the colleague; her password changed on the page; signed out")
+              "over to the colleague; one added with her pairing address, then given a new one; her password changed on the page; signed out")
         return 0
     except Exception as error:
         print(f"clinic page: FAILED: {error}", file=sys.stderr)

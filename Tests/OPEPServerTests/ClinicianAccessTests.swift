@@ -265,6 +265,51 @@ final class ClinicianAccessTests: XCTestCase {
         }
     }
 
+    func testAClinicianAddsAPatientAndGivesThemANewToken() async throws {
+        let (clinic, other, _) = try Self.clinic()
+        try await securedApp(clinic.store).test(.router) { client in
+            let newPatient = ByteBuffer(string: #"{"name": "Di Doyle"}"#)
+            try await client.execute(uri: "/api/clinic/patients", method: .post, body: newPatient) { response in
+                XCTAssertEqual(response.status, .unauthorized, "not signed in")
+            }
+            let signedInCookie = try await Self.signIn(client)
+            let signedIn: HTTPFields = [.cookie: try XCTUnwrap(signedInCookie)]
+            let (di, token) = try await client.execute(uri: "/api/clinic/patients", method: .post, headers: signedIn, body: newPatient) { response in
+                XCTAssertEqual(response.status, .created)
+                XCTAssertEqual(response.headers[.cacheControl], "no-store")
+                let object = try json(response.body)
+                let patient = try XCTUnwrap(object["patient"] as? [String: Any])
+                XCTAssertEqual(patient["name"] as? String, "Di Doyle")
+                return (Int64(try XCTUnwrap(patient["id"] as? Int)), try XCTUnwrap(object["token"] as? String))
+            }
+            XCTAssertEqual(try clinic.store.patient(di)?.clinicianID, clinic.ann.clinicianID, "hers")
+            XCTAssertEqual(try clinic.store.patient(di)?.plan, .standard)
+            try await client.execute(uri: "/api/plan", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
+                XCTAssertEqual(response.status, .ok, "the token opens Di's coach")
+            }
+            for (body, why) in [(#"{"name": "  "}"#, "an empty name"), (#"{"nom": "Di"}"#, "no name"), ("Di", "not JSON")] {
+                try await client.execute(uri: "/api/clinic/patients", method: .post, headers: signedIn, body: ByteBuffer(string: body)) { response in
+                    XCTAssertEqual(response.status, .badRequest, why)
+                    XCTAssertNotNil(try json(response.body)["error"] as? String, why)
+                }
+            }
+
+            let renewed = try await client.execute(uri: "/api/clinic/patients/\(clinic.ann.id)/token", method: .post, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .ok)
+                return try XCTUnwrap(try json(response.body)["token"] as? String)
+            }
+            try await client.execute(uri: "/api/plan", method: .get, headers: [.authorization: "Bearer \(clinic.annToken)"]) { response in
+                XCTAssertEqual(response.status, .unauthorized, "Ann's old token opens nothing")
+            }
+            try await client.execute(uri: "/api/plan", method: .get, headers: [.authorization: "Bearer \(renewed)"]) { response in
+                XCTAssertEqual(response.status, .ok, "her new one opens her coach")
+            }
+            try await client.execute(uri: "/api/clinic/patients/\(other.id)/token", method: .post, headers: signedIn) { response in
+                XCTAssertEqual(response.status, .notFound, "a colleague's patient")
+            }
+        }
+    }
+
     func testAClinicianHandsAPatientOverToAColleague() async throws {
         let (clinic, other, _) = try Self.clinic()
         try await securedApp(clinic.store).test(.router) { client in

@@ -38,14 +38,14 @@ function isoDay(date) {
 }
 
 function showSignIn() {
-  for (const id of ['patients', 'patient', 'who', 'sign-out']) $(id).hidden = true;
+  for (const id of ['patients', 'patient', 'who', 'sign-out', 'new-token']) $(id).hidden = true;
   $('sign-in').hidden = false;
   setStatus('');
   $('username').focus();
 }
 
 function patientTable(patients) {
-  if (!patients.length) return el('p', { class: 'empty muted' }, 'No patients yet: `opep clinic add-patient` adds them.');
+  if (!patients.length) return el('p', { class: 'empty muted' }, 'No patients yet: add one below.');
   const head = ['Patient', 'Sessions (7 days)', 'Week before', 'Breaths (7 days)', 'In target (7 days)', 'Last session', 'Plan'];
   return el('div', { class: 'table-wrap' }, el('table', { class: 'data' },
     el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
@@ -106,6 +106,53 @@ async function showPatients() {
 function showWeek(plan) {
   const week = shownWeek;
   $('patient-week').textContent = `Last 7 days: ${weekSessions(week, plan)} sessions planned, ${week.breaths} breaths, ${pct(week.share_in_target)} of flutter time in target.`;
+}
+
+/** Shows, once, the address that opens a patient's coach with their new access token. */
+function showPairing(text, token) {
+  $('new-token-text').textContent = text;
+  $('pairing-address').value = `${location.origin}/?token=${encodeURIComponent(token)}`;
+  $('copy-pairing').textContent = 'Copy';
+  $('new-token').hidden = false;
+}
+
+async function addPatient(event) {
+  event.preventDefault();
+  const form = $('add-patient');
+  try {
+    const { patient, token } = await fetchJSON('/api/clinic/patients', { method: 'POST', json: { name: form.elements.name.value } });
+    form.reset();
+    await showPatients();
+    showPairing(`${patient.name} added on the standard plan. Open this address on their phone to pair their coach; it is shown only now:`, token);
+    await showPatient(patient.id, { scroll: false });
+  } catch (error) {
+    if (error.status === 401) return showSignIn();
+    setStatus(`Could not add the patient: ${error.message}`, true);
+  }
+}
+
+async function newToken() {
+  const name = $('patient-title').textContent;
+  if (!window.confirm(`Give ${name} a new access token? The address on their old phone stops working.`)) return;
+  try {
+    const { token } = await fetchJSON(`/api/clinic/patients/${shownPatient}/token`, { method: 'POST' });
+    showPairing(`${name}'s new address (the old one opens nothing now); it is shown only now:`, token);
+    $('new-token').scrollIntoView({ block: 'center' });
+  } catch (error) {
+    if (error.status === 401) return showSignIn();
+    $('therapy-message').textContent = `No new token: ${error.message}`;
+  }
+}
+
+async function copyPairing() {
+  const field = $('pairing-address');
+  field.select();
+  try {
+    await navigator.clipboard.writeText(field.value);
+    $('copy-pairing').textContent = 'Copied';
+  } catch {
+    $('copy-pairing').textContent = 'Selected: copy it';
+  }
 }
 
 /** Whether the shown patient is archived, and the buttons that change it or delete them. */
@@ -175,7 +222,7 @@ async function archive() {
   }
 }
 
-async function showPatient(id) {
+async function showPatient(id, { scroll = true } = {}) {
   let data;
   try {
     data = await fetchJSON(`/api/clinic/patients/${encodeURIComponent(id)}`);
@@ -202,7 +249,7 @@ async function showPatient(id) {
   $('therapy-message').textContent = '';
   await showColleagues();
   $('patient').hidden = false;
-  $('patient').scrollIntoView({ block: 'start' });
+  if (scroll) $('patient').scrollIntoView({ block: 'start' });
 }
 
 async function savePlan(event) {
@@ -274,6 +321,9 @@ $('patient-report').addEventListener('submit', openReport);
 $('password-form').addEventListener('submit', changePassword);
 $('archive-button').addEventListener('click', archive);
 $('delete-button').addEventListener('click', deletePatient);
+$('add-patient').addEventListener('submit', addPatient);
+$('token-button').addEventListener('click', newToken);
+$('copy-pairing').addEventListener('click', copyPairing);
 $('hand-over').addEventListener('submit', handOver);
 $('sign-out').addEventListener('click', signOut);
 showPatients();
