@@ -182,14 +182,14 @@ struct ClinicAPI: Sendable {
         let patient = try followed(id, by: try signedIn(context))
         let handOver = try await form(HandOver.self, in: request, what: "the hand-over", shape: #"{"username": ...}"#)
         guard let colleague = try store.clinician(username: handOver.username)?.clinician else {
-            throw APIError(.badRequest, "no clinician \"\(handOver.username)\" in this clinic")
+            throw APIError(.badRequest, "no clinician \"\(handOver.username.prefix(HistoryStore.longestUsername))\" in this clinic")
         }
         try store.handOver(patient: patient.id, to: colleague.id)
         return jsonResponse(LiveSession.encode(try store.patient(patient.id) ?? patient))
     }
 
     /// `DELETE /api/clinic/patients/:id`: the patient deleted for good with every session of theirs;
-    /// 200 `{"deleted": {"patient", "sessions"}}`, 409 while they are followed (archive them first)
+    /// 200 `{"deleted": {"patient", "sessions", "audio_left"}}`, 409 while they are followed (archive them first)
     /// or a session of theirs is still being recorded.
     func delete(_ id: Int64, context: ServerRequestContext) throws -> Response {
         let patient = try followed(id, by: try signedIn(context))
