@@ -11,7 +11,7 @@ report opens from the page in the browser's time zone, counted against that plan
 (refused while the two new ones differ or the current one is wrong) and signs in with the new one;
 archiving a patient lists him apart until he is followed again; an archived patient is deleted with her
 session, which is then gone; a patient is handed over to the colleague, leaving
-her list; a patient added on the page gets the address that pairs her coach, and a new one
+her list; a patient added on the page gets the address (and its QR code) that pairs her coach, and a new one
 replaces it; signing out shows the sign-in again; last,
 the patient's coach page (opened with her token) shows her plan as prescribed by her
 physiotherapist, not to be changed there.
@@ -185,6 +185,20 @@ def main():
             "return !document.querySelector('#new-token').hidden && document.querySelector('#patient-title').textContent === 'Eve Evans'"
             " ? document.querySelector('#pairing-address').value : null;"), 20)
         assert first.startswith(url + "/?token="), f"the pairing address reads {first!r}"
+        box, modules = driver.script(
+            "const svg = document.querySelector('#pairing-qr svg');"
+            "return svg ? [svg.getAttribute('viewBox'), (svg.querySelector('path').getAttribute('d').match(/h1v1h-1z/g) ?? []).length] : [null, 0];")
+        side = int(box.split()[2]) if box else 0
+        assert side in [4 * version + 17 + 8 for version in range(1, 21)] and modules > side, f"the pairing QR code reads {box}, {modules} dark modules"
+        # Read as a phone's camera would (zbarimg; .ci/run installs it, elsewhere it may be missing).
+        if shutil.which("zbarimg"):
+            shot = os.path.join(work, "pairing.png")
+            driver.script("document.querySelector('#pairing-qr').scrollIntoView({ block: 'center' });")
+            driver.screenshot(shot)
+            read = subprocess.run(["zbarimg", "-q", "--raw", shot], capture_output=True, text=True).stdout.strip()
+            assert read == first, f"the QR code reads {read!r}, not the address {first!r}"
+        elif os.environ.get("CI"):
+            raise AssertionError("zbarimg is missing (zbar-tools)")
         if options.screenshot:
             driver.script("document.querySelector('#new-token').scrollIntoView({ block: 'start' });")
             driver.screenshot(options.screenshot)

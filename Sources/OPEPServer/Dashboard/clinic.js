@@ -2,6 +2,7 @@
 // patient's sessions, plan and adherence report (the API under /api/clinic/, docs/clinic.md).
 
 import { clock, dateTime, el, exportLinks, fetchJSON, num, pct } from './common.js';
+import { qrSvg } from './qr.js';
 
 const $ = (id) => document.getElementById(id);
 const PLAN_FIELDS = ['target_low_cmh2o', 'target_high_cmh2o', 'breaths_per_set', 'sets', 'minutes', 'sessions_per_day'];
@@ -111,7 +112,9 @@ function showWeek(plan) {
 /** Shows, once, the address that opens a patient's coach with their new access token. */
 function showPairing(text, token) {
   $('new-token-text').textContent = text;
-  $('pairing-address').value = `${location.origin}/?token=${encodeURIComponent(token)}`;
+  const address = `${location.origin}/?token=${encodeURIComponent(token)}`;
+  $('pairing-address').value = address;
+  $('pairing-qr').replaceChildren(qrSvg(address));
   $('copy-pairing').textContent = 'Copy';
   $('new-token').hidden = false;
 }
@@ -123,7 +126,7 @@ async function addPatient(event) {
     const { patient, token } = await fetchJSON('/api/clinic/patients', { method: 'POST', json: { name: form.elements.name.value } });
     form.reset();
     await showPatients();
-    showPairing(`${patient.name} added on the standard plan. Open this address on their phone to pair their coach; it is shown only now:`, token);
+    showPairing(`${patient.name} added on the standard plan. Let their phone scan this code, or open the address on it, to pair their coach; it is shown only now:`, token);
     await showPatient(patient.id, { scroll: false });
   } catch (error) {
     if (error.status === 401) return showSignIn();
@@ -136,7 +139,7 @@ async function newToken() {
   if (!window.confirm(`Give ${name} a new access token? The address on their old phone stops working.`)) return;
   try {
     const { token } = await fetchJSON(`/api/clinic/patients/${shownPatient}/token`, { method: 'POST' });
-    showPairing(`${name}'s new address (the old one opens nothing now); it is shown only now:`, token);
+    showPairing(`${name}'s new code and address (the old ones open nothing now); shown only now:`, token);
     $('new-token').scrollIntoView({ block: 'center' });
   } catch (error) {
     if (error.status === 401) return showSignIn();
