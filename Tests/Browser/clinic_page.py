@@ -213,6 +213,8 @@ def main():
         assert "prescribed_by" not in api(url + "/api/plan", token=eve)[1], "Eve's first token still opens her coach"
         eve = urllib.parse.parse_qs(urllib.parse.urlsplit(second).query)["token"][0]
         assert api(url + "/api/plan", token=eve)[1].get("prescribed_by") == "Maria Rossi", "Eve's new token opens her coach"
+        open_patient("Ann Smith")
+        assert driver.script("return document.querySelector('#new-token').hidden;"), "Eve's address still shown beside Ann"
 
         def change_password(current, new, again):
             driver.script("const f = document.querySelector('#password-form'); document.querySelector('#password-change').open = true;"

@@ -52,7 +52,7 @@ function patientTable(patients) {
     el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, patients.map(({ patient, this_week: week, week_before: before, last_session: last }) => {
       const open = el('button', { type: 'button', class: 'link-button' }, patient.name);
-      open.addEventListener('click', () => showPatient(patient.id));
+      open.addEventListener('click', () => openPatient(patient.id));
       return el('tr', { 'data-patient': String(patient.id) },
         el('th', { scope: 'row' }, open),
         el('td', {}, weekSessions(week, patient.plan)), el('td', {}, weekSessions(before, patient.plan)), el('td', {}, String(week.breaths)),
@@ -67,7 +67,7 @@ function archivedTable(patients) {
     el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, patients.map(({ patient, last_session: last }) => {
       const open = el('button', { type: 'button', class: 'link-button' }, patient.name);
-      open.addEventListener('click', () => showPatient(patient.id));
+      open.addEventListener('click', () => openPatient(patient.id));
       return el('tr', { 'data-patient': String(patient.id) },
         el('th', { scope: 'row' }, open), el('td', {}, dateTime(patient.archived_at)), el('td', {}, last ? dateTime(last) : '—'));
     }))));
@@ -223,6 +223,12 @@ async function archive() {
     if (error.status === 401) return showSignIn();
     setStatus(`Could not ${restore ? 'restore' : 'archive'} the patient: ${error.message}`, true);
   }
+}
+
+/** Opens a patient from a list: a pairing address shown for another one goes away. */
+function openPatient(id) {
+  $('new-token').hidden = true;
+  return showPatient(id);
 }
 
 async function showPatient(id, { scroll = true } = {}) {
