@@ -30,8 +30,13 @@ struct ClinicCommand: ParsableCommand {
 extension HistoryStore {
     /// The patient `id`, or the one error line saying there is none.
     func requirePatient(_ id: Int64) throws -> Patient {
-        guard let patient = try patient(id) else { throw failure("no patient \(id) in \(location) (`opep clinic` lists them)") }
+        guard let patient = try patient(id) else { throw noSuchPatient(id) }
         return patient
+    }
+
+    /// The one error line saying there is no patient `id`.
+    func noSuchPatient(_ id: Int64) -> CommandFailure {
+        failure("no patient \(id) in \(location) (`opep clinic` lists them)")
     }
 
     /// The clinician `username`, or the one error line saying there is none.
@@ -321,8 +326,8 @@ struct DeletePatientCommand: ParsableCommand {
 
     func run() throws {
         let (store, found) = try patient.open()
-        let sessions = try store.sessions(patient: found.id).count
         guard yes else {
+            let sessions = try store.sessions(patient: found.id).count
             throw failure("patient \(found.id), \(found.name), has \(plural(sessions, "session")) that would be deleted with them; add --yes to delete them for good")
         }
         switch try store.deletePatient(found.id) {
@@ -330,7 +335,7 @@ struct DeletePatientCommand: ParsableCommand {
             print("Patient \(found.id), \(found.name): deleted with \(plural(deleted, "session")).")
             if !audioLeft.isEmpty { throw failure("could not remove their audio files \(audioLeft.joined(separator: ", ")): remove them by hand") }
         case .noSuchPatient:
-            throw failure("no patient \(found.id) in \(store.location) (`opep clinic` lists them)")
+            throw store.noSuchPatient(found.id)
         case .notArchived:
             throw failure("patient \(found.id), \(found.name), is followed: archive them first (`opep clinic archive \(found.id)`)")
         case .stillRecording(let session):

@@ -19,6 +19,11 @@ const FORMAT_GENERATOR = 0x537;
 const FORMAT_MASK = 0x5412;
 const VERSION_GENERATOR = 0x1f25;
 const QUIET_ZONE = 4;
+/** The field's reducing polynomial, x^8 + x^4 + x^3 + x^2 + 1. */
+const FIELD_POLYNOMIAL = 0x11d;
+/** Penalty points (section 7.8.3.1): a run of 5 alike (and each module more), a 2 x 2 block
+ * alike, a finder-like pattern, each 5 % of dark modules away from half. */
+const PENALTY = { run: 3, block: 3, finderLike: 40, balance: 10 };
 
 /** The eight data masks: whether the module at row i, column j is inverted. */
 const MASKS = [
@@ -32,14 +37,14 @@ const MASKS = [
   (i, j) => (((i + j) % 2) + ((i * j) % 3)) % 2 === 0,
 ];
 
-// GF(256) with the polynomial x^8 + x^4 + x^3 + x^2 + 1.
+// GF(256), powers and logarithms of its generator 2.
 const EXP = new Uint8Array(512);
 const LOG = new Uint8Array(256);
 for (let i = 0, x = 1; i < 255; i++) {
   EXP[i] = x;
   LOG[x] = i;
   x <<= 1;
-  if (x & 0x100) x ^= 0x11d;
+  if (x & 0x100) x ^= FIELD_POLYNOMIAL;
 }
 for (let i = 255; i < 512; i++) EXP[i] = EXP[i - 255];
 const multiply = (a, b) => (a && b ? EXP[LOG[a] + LOG[b]] : 0);
@@ -141,7 +146,7 @@ function drawFormat(symbol, mask) {
 function codewords(bytes, version, capacity) {
   const ecPerBlock = EC_CODEWORDS_M[version], blocks = BLOCKS_M[version];
   const dataCodewords = capacity - ecPerBlock * blocks;
-  const countBits = version <= 9 ? 8 : 16;
+  const countBits = version <= 9 ? 8 : 16; // the byte count's length (Table 3)
   if (4 + countBits + 8 * bytes.length > 8 * dataCodewords) return null;
   const bits = [];
   const push = (value, length) => { for (let k = length - 1; k >= 0; k--) bits.push((value >> k) & 1); };
@@ -198,7 +203,7 @@ function penalty(size, dark) {
           run++;
           continue;
         }
-        if (run >= 5) score += 3 + (run - 5);
+        if (run >= 5) score += PENALTY.run + (run - 5);
         run = 1;
       }
       // A 1:1:3:1:1 dark-light pattern preceded or followed by 4 light modules (the outside
@@ -210,7 +215,7 @@ function penalty(size, dark) {
           continue;
         }
         if ([1, 2, 3, 4].every((n) => light(k - n)) || [0, 1, 2, 3].every((n) => light(k + 7 + n))) {
-          score += 40;
+          score += PENALTY.finderLike;
           k += 7;
         } else {
           k += 4;
@@ -221,11 +226,11 @@ function penalty(size, dark) {
   for (let row = 0; row + 1 < size; row++) {
     for (let column = 0; column + 1 < size; column++) {
       const v = at(row, column);
-      if (v === at(row, column + 1) && v === at(row + 1, column) && v === at(row + 1, column + 1)) score += 3;
+      if (v === at(row, column + 1) && v === at(row + 1, column) && v === at(row + 1, column + 1)) score += PENALTY.block;
     }
   }
   const darkCount = dark.reduce((sum, v) => sum + v, 0);
-  score += 10 * Math.floor(Math.abs((darkCount * 100) / (size * size) - 50) / 5);
+  score += PENALTY.balance * Math.floor(Math.abs((darkCount * 100) / (size * size) - 50) / 5);
   return score;
 }
 
