@@ -84,7 +84,7 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         cases = results.count
         passed = results.filter(\.passed).count
         breathsExact = results.filter { $0.breathsMatched == $0.breathsTrue && $0.breathsFound == $0.breathsTrue }.count
-        coverage = Spread(results.map { ($0.name, $0.coverage) }, higherIsBetter: true)
+        coverage = Spread(results.map { ($0.name, $0.breathsTrue > 0 ? $0.coverage : nil) }, higherIsBetter: true)
         medianErrorHz = Spread(results.map { ($0.name, $0.medianErrorHz) }, higherIsBetter: false)
         p90ErrorHz = Spread(results.map { ($0.name, $0.p90ErrorHz) }, higherIsBetter: false)
         medianNominalErrorHz = Spread(results.map { ($0.name, $0.medianNominalErrorHz) }, higherIsBetter: false)
@@ -107,7 +107,7 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         worstCase = results.max { a, b in
             (a.misses.count, -a.coverage) < (b.misses.count, -b.coverage)
         }?.name
-        let under = results.filter { $0.coverage < EvaluationTargets().coverage }
+        let under = results.filter { $0.breathsTrue > 0 && $0.coverage < EvaluationTargets().coverage }
         let named = under.map { $0.unmeasuredFlutter.named / max($0.unmeasuredFlutter.total, 1e-9) }
         underCoverage = under.count
         underCoverageNamed = named.filter { $0 > 0 }.count

@@ -25,6 +25,21 @@ extension SimulationConfiguration {
             variation: variation)
     }
 
+    /// The same session breathed near the phone without the device (``withoutDevice``): its rate,
+    /// room, phone, chain and interference, its breaths exhalations without the device; where it
+    /// drew no real breath, real breath drawn from its seed.
+    public func breathedWithoutDevice() -> SimulationConfiguration {
+        var configuration = self
+        var variation = self.variation ?? SessionVariation(sound: SoundVariation(), chain: RecordingChain())
+        if variation.breath == nil {
+            var g = SeededGenerator(seed: seed, stream: .realBreath)
+            variation.breath = RealBreath.random(using: &g)
+        }
+        configuration.variation = variation
+        configuration.withoutDevice = true
+        return configuration
+    }
+
     /// A few words on the draw, for tables: rate, interference, level, chain.
     public var summary: String {
         let rate = sampleRate.truncatingRemainder(dividingBy: 1000) == 0

@@ -74,6 +74,10 @@ struct SessionPlan: Sendable {
             if set > 0 {
                 time += c.restBetweenSets * g.uniform(0.85...1.15)
             }
+            if c.withoutDevice {
+                for _ in 0..<c.breathsPerSet { plainExhalation() }
+                continue
+            }
             for _ in 0..<c.breathsPerSet {
                 let inhalation = g.uniform(0.8...1.5)
                 add(.inhalation(flow()), at: time, duration: inhalation, level: breathingLevel(-22...(-16)))

@@ -42,6 +42,10 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
     public var seed: UInt64
     /// How the session departs from the nominal sound; nil renders it exactly as it always was.
     public var variation: SessionVariation?
+    /// The patient breathes near the phone without the device: every breath through it becomes an
+    /// exhalation without it and there are no huff coughs, so nothing in the session is a breath
+    /// (default false). Needs real breath (`variation.breath`), whose exhalations these are.
+    public var withoutDevice: Bool
 
     public init(
         sampleRate: Double = 44100,
@@ -57,7 +61,8 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         buzzLevel: Double = 0,
         device: DeviceProfile = .acapella,
         seed: UInt64 = 1,
-        variation: SessionVariation? = nil
+        variation: SessionVariation? = nil,
+        withoutDevice: Bool = false
     ) {
         self.sampleRate = sampleRate
         self.sets = sets
@@ -73,11 +78,12 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         self.device = device
         self.seed = seed
         self.variation = variation
+        self.withoutDevice = withoutDevice
     }
 
     private enum CodingKeys: String, CodingKey {
         case sampleRate, sets, breathsPerSet, pressureRange, noiseKind, noiseLevelDB, huffCoughsPerSet
-        case restBetweenSets, leadInSilence, modulationDepth, buzzLevel, device, seed, variation
+        case restBetweenSets, leadInSilence, modulationDepth, buzzLevel, device, seed, variation, withoutDevice
     }
 
     public init(from decoder: any Decoder) throws {
@@ -97,6 +103,7 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         device = try c.decodeIfPresent(DeviceProfile.self, forKey: .device) ?? d.device
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
         variation = try c.decodeIfPresent(SessionVariation.self, forKey: .variation)
+        withoutDevice = try c.decodeIfPresent(Bool.self, forKey: .withoutDevice) ?? d.withoutDevice
     }
 
     /// The lowest pressure at which the rocker flutters: the device line at its lowest pitch.
@@ -117,6 +124,9 @@ public struct SimulationConfiguration: Sendable, Codable, Hashable {
         try check("modulationDepth", modulationDepth, 0...1)
         try check("buzzLevel", buzzLevel, 0...3)
         try variation?.validate()
+        if withoutDevice, variation?.breath == nil {
+            throw .outOfRange(parameter: "withoutDevice", value: "true", limit: "only with real breath (variation.breath)")
+        }
         do {
             try device.validate()
         } catch {

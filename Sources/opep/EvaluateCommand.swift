@@ -68,6 +68,9 @@ struct EvaluateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write each case's audio, as the analysis heard it, to DIR/NAME.wav.", valueName: "DIR"))
     var keep: String?
 
+    @Flag(help: "Breathe every random session without the device: its breaths become exhalations without it and there are no huff coughs (real breath in every session), so every breath and pitch found is false.")
+    var withoutDevice = false
+
     @Flag(help: "Exit non-zero if any case misses a target.")
     var strict = false
 
@@ -89,6 +92,9 @@ struct EvaluateCommand: ParsableCommand {
             throw ValidationError("--count must lie in 1...1000000 (got \(count)).")
         }
         if !(1...256).contains(jobs) { throw ValidationError("--jobs must lie in 1...256 (got \(jobs)).") }
+        if withoutDevice, corpus == .named || corpus == .all {
+            throw ValidationError("--without-device breathes a random corpus without the device; choose --corpus tuning or held-out.")
+        }
         if seed != 1, corpus == .tuning || corpus == .heldOut {
             throw ValidationError("--seed varies the named corpus; the random corpora have fixed seeds (see docs/usage.md, opep evaluate).")
         }
@@ -108,7 +114,9 @@ struct EvaluateCommand: ParsableCommand {
             }
             recordings = try RecordingLibrary.load(directory: realAudio)
             for split in randomSplits {
-                groups.append((split.rawValue, Evaluator.randomCorpus(split: split, count: count ?? 200, recordings: recordings)))
+                groups.append((
+                    split.rawValue + (withoutDevice ? " without the device" : ""),
+                    Evaluator.randomCorpus(split: split, count: count ?? 200, recordings: recordings, withoutDevice: withoutDevice)))
             }
         }
         if let keep {

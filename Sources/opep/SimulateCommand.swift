@@ -46,6 +46,9 @@ struct SimulationOptions: ParsableArguments {
     @Flag(help: "Real breath: the exhaled air's own fluctuating low-frequency noise, breathing between the exhalations, two exhalations without the device (which must give no breath).")
     var realBreath = false
 
+    @Flag(help: "Breathing near the phone without the device: each breath becomes an exhalation without it and there are no huff coughs, so nothing must be found (needs --real-breath).")
+    var withoutDevice = false
+
     /// The simulator's configuration, validated.
     func configuration() throws -> SimulationConfiguration {
         guard sampleRate == sampleRate.rounded() else {
@@ -57,6 +60,12 @@ struct SimulationOptions: ParsableArguments {
             buzzLevel: buzz, seed: seed)
         if realBreath {
             configuration.variation = SessionVariation(sound: SoundVariation(), chain: RecordingChain(), breath: RealBreath())
+        }
+        if withoutDevice {
+            guard realBreath else {
+                throw ValidationError("--without-device needs --real-breath: the exhalations without the device are real breath's.")
+            }
+            configuration.withoutDevice = true
         }
         do {
             try configuration.validate()
@@ -96,7 +105,7 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         let written = try SessionRecording.write(try session.configuration(), to: output, encoding: encoding)
         let truth = written.truth
-        print("\(output): \(fixed(truth.duration, 1)) s at \(session.sampleRate.clean) Hz, \(plural(truth.breaths.count, "breath")) in \(plural(session.sets, "set")), \(session.noise.rawValue) interference at \(session.noiseLevel.clean) dB")
+        print("\(output): \(fixed(truth.duration, 1)) s at \(session.sampleRate.clean) Hz, \(session.withoutDevice ? "\(plural(truth.plainExhalations.count, "exhalation")) without the device" : "\(plural(truth.breaths.count, "breath")) in \(plural(session.sets, "set"))"), \(session.noise.rawValue) interference at \(session.noiseLevel.clean) dB")
         print("\(written.truthJSON): ground truth")
         print("\(written.truthCSV): true frames (time_s,pitch_hz,pressure_cmh2o,exhaling)")
     }

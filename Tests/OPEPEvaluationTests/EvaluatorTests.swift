@@ -119,6 +119,45 @@ final class EvaluatorTests: XCTestCase {
         XCTAssertTrue(result.misses.contains("sets 0 found of 1"), "\(result.misses)")
     }
 
+    /// Without the device there is no flutter to cover or to measure: a session that gives nothing
+    /// meets every target, and its coverage stays out of the corpus's spread.
+    func testASessionWithoutTheDeviceIsScoredOnlyOnWhatWasFound() throws {
+        var simulation = smallCase(sampleRate: 8000).simulation
+        var breath = RealBreath()
+        breath.plainExhalations = 0
+        simulation.variation = SessionVariation(sound: SoundVariation(), chain: RecordingChain(), breath: breath)
+        simulation.withoutDevice = true
+        let evaluationCase = EvaluationCase(name: "no device", simulation: simulation)
+
+        let result = try Evaluator.evaluate(evaluationCase) { $0.detector.noiseFloorDB = -1 }
+
+        XCTAssertEqual(result.breathsTrue, 0)
+        XCTAssertEqual(result.plainExhalations, 3)
+        XCTAssertEqual(result.breathsFound, 0)
+        XCTAssertEqual(result.setsTrue, 0)
+        XCTAssertEqual(result.huffsTrue, 0)
+        XCTAssertEqual(result.misses, [])
+        let summary = EvaluationSummary([result])
+        XCTAssertEqual(summary.passed, 1)
+        XCTAssertEqual(summary.breathsExact, 1)
+        XCTAssertNil(summary.coverage)
+        XCTAssertEqual(summary.underCoverage, 0)
+
+        var extra = result
+        extra.breathsFound = 1
+        extra.extraBreaths = [4.2]
+        XCTAssertFalse(EvaluationSummary([extra]).breathsExact == 1)
+    }
+
+    func testARandomCorpusBreathedWithoutTheDeviceIsNamedSoAndHasNoBreath() throws {
+        let cases = Evaluator.randomCorpus(split: .tuning, count: 3, withoutDevice: true)
+        XCTAssertEqual(cases.map(\.name), ["tuning-0000-no-device", "tuning-0001-no-device", "tuning-0002-no-device"])
+        for (free, session) in zip(cases, Evaluator.randomCorpus(split: .tuning, count: 3)) {
+            XCTAssertEqual(free.simulation, session.simulation.breathedWithoutDevice())
+            XCTAssertTrue(try SessionSimulator(configuration: free.simulation).groundTruth.breaths.isEmpty)
+        }
+    }
+
     func testStricterTargetsAreMissed() throws {
         var targets = EvaluationTargets()
         targets.coverage = 1.01

@@ -38,6 +38,22 @@ final class SimulateTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(seconds), session.truth.duration, accuracy: 0.01)
     }
 
+    /// Breathing near the phone without the device: exhalations only, which the engine must not
+    /// count; it needs real breath, and says so in one line.
+    func testASessionWithoutTheDeviceHasNoBreathAndNeedsRealBreath() throws {
+        let directory = try TemporaryDirectory()
+        let session = try simulateSession(in: directory, options: SimulatedSession.smallOptions + ["--real-breath", "--without-device"])
+        XCTAssertEqual(session.truth.breaths.count, 0)
+        let truth = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.path("session.truth.json")))) as? [String: Any]
+        XCTAssertGreaterThanOrEqual((truth?["plain_exhalations"] as? [Any])?.count ?? 0, 3)
+        XCTAssertEqual((truth?["configuration"] as? [String: Any])?["without_device"] as? Bool, true)
+
+        let refused = try run(["simulate", "-o", directory.path("refused.wav"), "--without-device"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("--without-device needs --real-breath"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path("refused.wav")))
+    }
+
     func testTheSeedDecidesTheRecording() throws {
         let directory = try TemporaryDirectory()
         let first = try simulateSession(in: directory, name: "first", seed: 5)
