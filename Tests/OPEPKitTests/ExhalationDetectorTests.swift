@@ -11,6 +11,8 @@ final class ExhalationDetectorTests: XCTestCase {
         var heardEvery = 1
         /// Levels the frames take in turn instead of `levelDB`, in dB.
         var cycle: [Double] = []
+        /// Whether its heard frames count towards the heard share (a slow, unclear estimate does not).
+        var counted = true
 
         static func silence(_ seconds: Double) -> Span { Span(seconds: seconds, levelDB: -60, pitched: false) }
         static func flutter(_ seconds: Double, heardEvery: Int = 1) -> Span { Span(seconds: seconds, levelDB: -20, pitched: true, heardEvery: heardEvery) }
@@ -26,7 +28,9 @@ final class ExhalationDetectorTests: XCTestCase {
             for k in 0..<Int((span.seconds / frameInterval).rounded()) {
                 let heard = span.pitched && k % span.heardEvery == 0
                 let level = span.cycle.isEmpty ? span.levelDB : span.cycle[k % span.cycle.count]
-                if let decision = detector.process(levelDB: level, pitched: span.pitched, heard: heard) { out.append(decision) }
+                if let decision = detector.process(levelDB: level, pitched: span.pitched, heard: heard, counted: heard && span.counted) {
+                    out.append(decision)
+                }
             }
         }
         if let decision = detector.finish() { out.append(decision) }
@@ -204,5 +208,58 @@ final class ExhalationDetectorTests: XCTestCase {
         XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "minimumHeardShare")
         }
+        configuration = .init()
+        configuration.slowFlutterCorrelation = -0.1
+        XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "slowFlutterCorrelation")
+        }
+        configuration = .init()
+        configuration.slowFlutterFrequency = .nan
+        XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "slowFlutterFrequency")
+        }
+    }
+
+    /// A flutter whose estimates do not count towards the heard share is withdrawn; one whose
+    /// last estimates do not count still ends where its flutter does.
+    func testEstimatesThatDoNotCountAreNotHeardButKeepTheBreathGoing() throws {
+        var uncounted = Span.flutter(2)
+        uncounted.counted = false
+        let withdrawn = count(try decisions([.silence(2), uncounted, .silence(2)]))
+        XCTAssertEqual(withdrawn.ended, 0)
+        XCTAssertGreaterThanOrEqual(withdrawn.withdrawn, 1)
+        XCTAssertEqual(count(try decisions([.silence(2), .flutter(2), .silence(2)])).ended, 1)
+        func end(_ spans: [Span]) throws -> Int? {
+            try decisions(spans).compactMap { if case let .exhalationEnded(last) = $0 { last } else { nil } }.first
+        }
+        var tail = Span.flutter(1)
+        tail.counted = false
+        let ended = try XCTUnwrap(try end([.silence(2), .flutter(1.5), .flutter(1), .silence(2)]))
+        XCTAssertEqual(try end([.silence(2), .flutter(1.5), tail, .silence(2)]), ended)
+    }
+
+    /// A slow estimate counts towards the heard share only when it correlates clearly; a faster one, or one whose track
+    /// reports no pitch yet, whenever there is one.
+    func testASlowEstimateIsHeardOnlyWhenItCorrelatesClearly() throws {
+        let detector = try ExhalationDetector(configuration: .init(), frameInterval: 0.01)
+        XCTAssertFalse(detector.countsAsHeard(pitch: 12, confidence: 0.6))
+        XCTAssertTrue(detector.countsAsHeard(pitch: 12, confidence: 0.62))
+        XCTAssertTrue(detector.countsAsHeard(pitch: 14.9, confidence: 0.9))
+        XCTAssertTrue(detector.countsAsHeard(pitch: 15, confidence: 0.3))
+        XCTAssertTrue(detector.countsAsHeard(pitch: 30, confidence: 0.3))
+        XCTAssertTrue(detector.countsAsHeard(pitch: nil, confidence: 0.3))
+        XCTAssertFalse(detector.countsAsHeard(pitch: 20, confidence: 0))
+        XCTAssertFalse(detector.countsAsHeard(pitch: nil, confidence: 0))
+        var every = ExhalationDetector.Configuration()
+        every.slowFlutterCorrelation = 0
+        XCTAssertTrue(try ExhalationDetector(configuration: every, frameInterval: 0.01).countsAsHeard(pitch: 12, confidence: 0.1))
+    }
+
+    /// Settings stored before the slow-flutter test read its defaults.
+    func testSettingsStoredBeforeTheSlowFlutterTestReadItsDefaults() throws {
+        let decoded = try JSONDecoder().decode(ExhalationDetector.Configuration.self, from: Data(#"{"minimumHeardShare": 0.3}"#.utf8))
+        XCTAssertEqual(decoded.minimumHeardShare, 0.3)
+        XCTAssertEqual(decoded.slowFlutterFrequency, 15)
+        XCTAssertEqual(decoded.slowFlutterCorrelation, 0.62)
     }
 }

@@ -268,7 +268,9 @@ public struct SessionAnalyzer {
             exhaling: detector.isExhaling, zone: nil, levelDB: level, modulation: frame.modulation)
         let roomsOwn = RoomPeriodicity.explains(
             pitch: frame.pitch, modulation: frame.modulation, room: frame.room, consistency: configuration.tracker.consistency)
-        if let decision = detector.process(levelDB: level, pitched: frame.pitch != nil && !roomsOwn, heard: frame.confidence > 0 && !roomsOwn) {
+        if let decision = detector.process(
+            levelDB: level, pitched: frame.pitch != nil && !roomsOwn, heard: frame.confidence > 0 && !roomsOwn,
+            counted: detector.countsAsHeard(pitch: frame.pitch, confidence: frame.confidence) && !roomsOwn) {
             apply(decision, newest: index)
         }
         let clippedShare = clips.clippedShare(from: frame.time - halfSpan, to: frame.time + halfSpan)
