@@ -86,12 +86,12 @@ public struct ExhalationDetector {
         /// correlates `slowFlutterCorrelation` or more, in Hz (default 15).
         public var slowFlutterFrequency: Double = 15
         /// Least correlation of a slow estimate that counts towards `minimumHeardShare` (default
-        /// 0.62; 0 counts every estimate). Breath without the device is heard by chance mostly at slow rates: of 45
-        /// breaths found in 400 random tuning sessions breathed without the device (3,397
-        /// exhalations), 41 held a flutter under 15 Hz, whose estimates correlated 0.66 in the
-        /// median frame against 0.88 for true flutters at 10-15 Hz. With this test: 10 breaths
-        /// there, and in the same sessions with the device 3,078 true breaths found against 3,089
-        /// and 2 extra against 10 (docs/real-breath.md, "Breathing without the device").
+        /// 0.62; 0 counts every estimate). Breath without the device is heard by chance mostly at
+        /// slow rates: of 45 breaths found in 400 random tuning sessions breathed without the
+        /// device (3,397 exhalations), 41 held a flutter under 15 Hz, whose estimates correlated
+        /// 0.66 in the median frame against 0.88 for true flutters at 10-15 Hz. With this test: 11
+        /// breaths there, and in the same sessions with the device 3,078 true breaths found against
+        /// 3,089 and 3 extra against 10 (docs/real-breath.md, "Breathing without the device").
         public var slowFlutterCorrelation: Double = 0.62
         /// Durations of a huff cough, in seconds (default 0.15-1.5).
         public var huffDurations: ClosedRange<Double> = 0.15...1.5
