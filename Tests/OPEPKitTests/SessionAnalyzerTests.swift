@@ -59,7 +59,7 @@ final class SessionAnalyzerTests: XCTestCase {
 
     /// A breath in as loud and short as a huff cough, 1-2.5 s before each exhalation, is the breath
     /// in before it: counted as an inhalation, not as a huff cough. The same burst with nothing
-    /// after it is a huff cough.
+    /// after it is a huff cough, but not before the session's first breath.
     func testALoudBreathInBeforeAnExhalationIsNoHuffCough() throws {
         let sampleRate = 16000.0
         var rng = SeededGenerator(seed: 5)
@@ -85,6 +85,10 @@ final class SessionAnalyzerTests: XCTestCase {
         let alone = try XCTUnwrap(try analyse(samples + burst() + room(8), sampleRate: sampleRate).report)
         XCTAssertEqual(alone.summary.breathCount, 3)
         XCTAssertEqual(alone.summary.huffCoughCount, 1)
+
+        let beforeAnyBreath = try XCTUnwrap(try analyse(room(1.5) + burst() + room(8), sampleRate: sampleRate).report)
+        XCTAssertEqual(beforeAnyBreath.summary.breathCount, 0)
+        XCTAssertEqual(beforeAnyBreath.summary.huffCoughCount, 0, "huff coughs follow a set: none before the session's first breath")
     }
 
     /// A breath not heard inside a set leaves a pause of two breaths' spacing (10 s here), which

@@ -408,6 +408,7 @@ public struct SessionAnalyzer {
                 countInhalation(huff.sound)
                 continue
             }
+            guard !setBreaths.isEmpty || !sets.isEmpty else { continue }
             var event = huff.event
             huffCoughs += 1
             if !setBreaths.isEmpty {
