@@ -408,7 +408,7 @@ public struct SessionAnalyzer {
                 countInhalation(huff.sound)
                 continue
             }
-            guard !setBreaths.isEmpty || !sets.isEmpty else { continue }
+            guard !breaths.isEmpty else { continue }  // huffs follow a set: none before the first breath
             var event = huff.event
             huffCoughs += 1
             if !setBreaths.isEmpty {
