@@ -9,6 +9,8 @@ final class ExhalationDetectorTests: XCTestCase {
         var pitched: Bool
         /// Heard afresh on every `heardEvery`-th pitched frame (1: all of them).
         var heardEvery = 1
+        /// Heard afresh on this share of its pitched frames, spread evenly (instead of `heardEvery`).
+        var heardShare: Double?
         /// Levels the frames take in turn instead of `levelDB`, in dB.
         var cycle: [Double] = []
         /// Whether its heard frames count towards the heard share (a slow, unclear estimate does not).
@@ -26,7 +28,7 @@ final class ExhalationDetectorTests: XCTestCase {
         var out: [ExhalationDetector.Decision] = []
         for span in spans {
             for k in 0..<Int((span.seconds / frameInterval).rounded()) {
-                let heard = span.pitched && k % span.heardEvery == 0
+                let heard = span.pitched && (span.heardShare.map { Int(Double(k + 1) * $0) > Int(Double(k) * $0) } ?? (k % span.heardEvery == 0))
                 let level = span.cycle.isEmpty ? span.levelDB : span.cycle[k % span.cycle.count]
                 if let decision = detector.process(levelDB: level, pitched: span.pitched, heard: heard, counted: heard && span.counted) {
                     out.append(decision)
@@ -106,9 +108,38 @@ final class ExhalationDetectorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(held.started, 1)
         XCTAssertEqual(held.withdrawn, held.started, "heard on 20 % of frames")
         XCTAssertEqual(held.ended, 0, "heard on 20 % of frames")
-        let heard = count(try decisions([.silence(2), .flutter(3, heardEvery: 2), .silence(2)]))
-        XCTAssertEqual(heard.withdrawn, 0, "heard on 50 % of frames")
-        XCTAssertEqual(heard.ended, 1)
+        let heard = count(try decisions([.silence(2), .flutter(2), .silence(1), .flutter(3, heardEvery: 2), .silence(2)]))
+        XCTAssertEqual(heard.withdrawn, 0, "heard on 50 % of frames after a first breath")
+        XCTAssertEqual(heard.ended, 2)
+    }
+
+    /// The session's first exhalation needs `firstHeardShare` (0.5) of its first second heard
+    /// afresh; once one has been heard, `minimumHeardShare` (0.4) will do.
+    func testTheFirstExhalationNeedsItsFlutterHeardMoreOften() throws {
+        var unclear = Span.flutter(3)
+        unclear.heardShare = 0.45
+        let first = count(try decisions([.silence(2), unclear, .silence(2)]))
+        XCTAssertEqual(first.ended, 0, "heard on 45 % of frames, nothing heard before")
+        XCTAssertGreaterThanOrEqual(first.withdrawn, 1)
+        let later = count(try decisions([.silence(2), .flutter(2), .silence(1), unclear, .silence(2)]))
+        XCTAssertEqual(later.ended, 2, "heard on 45 % of frames after a clear breath")
+        XCTAssertEqual(later.withdrawn, 0)
+        unclear.heardShare = 0.55
+        XCTAssertEqual(count(try decisions([.silence(2), unclear, .silence(2)])).ended, 1, "heard on 55 % of frames")
+    }
+
+    /// A flutter heard only once its sound has fallen more than `releaseDropDB` (12 dB) below the
+    /// sound's loudest is another sound's, heard through the tail; one heard at the sound's level,
+    /// or after the loud part lies more than `maximumConfirmDelay` (1 s) back, confirms it.
+    func testAFlutterInASoundsFadedTailDoesNotConfirmIt() throws {
+        func tail(_ seconds: Double, levelDB: Double) -> Span { Span(seconds: seconds, levelDB: levelDB, pitched: true) }
+        let faded = try decisions([.silence(2), .soundWithoutFlutter(0.8), tail(0.9, levelDB: -35), .silence(2)])
+        XCTAssertEqual(count(faded).started, 0, "15 dB under the sound's loudest")
+        XCTAssertEqual(count(try decisions([.silence(2), .soundWithoutFlutter(0.8), tail(1.5, levelDB: -30), .silence(2)])).ended, 1, "10 dB under it")
+        let long = try decisions([.silence(2), .soundWithoutFlutter(0.8), tail(3, levelDB: -35), .silence(2)])
+        XCTAssertEqual(count(long).ended, 1, "the loud part over 1 s back")
+        guard case let .exhalationStarted(first) = long.first else { return XCTFail("no start") }
+        XCTAssertEqual(first, 340, "its flutter counted from 3.8 s, once the loud part lay 1 s back; the breath starts 0.4 s before")
     }
 
     /// A breath in a loud room: its flutter is heard throughout, but its level crosses the start
@@ -209,6 +240,11 @@ final class ExhalationDetectorTests: XCTestCase {
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "minimumHeardShare")
         }
         configuration = .init()
+        configuration.firstHeardShare = 1.2
+        XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "firstHeardShare")
+        }
+        configuration = .init()
         configuration.slowFlutterCorrelation = -0.1
         XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "slowFlutterCorrelation")
@@ -261,5 +297,6 @@ final class ExhalationDetectorTests: XCTestCase {
         XCTAssertEqual(decoded.minimumHeardShare, 0.3)
         XCTAssertEqual(decoded.slowFlutterFrequency, 15)
         XCTAssertEqual(decoded.slowFlutterCorrelation, 0.62)
+        XCTAssertEqual(decoded.firstHeardShare, 0.5)
     }
 }

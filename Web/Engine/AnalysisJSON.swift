@@ -116,6 +116,7 @@ enum AnalysisJSON {
             ("flutter_gap", .number(d.flutterGap)),
             ("minimum_breath", .number(d.minimumBreath)),
             ("minimum_heard_share", .number(d.minimumHeardShare)),
+            ("first_heard_share", .number(d.firstHeardShare)),
             ("slow_flutter_frequency", .number(d.slowFlutterFrequency)),
             ("slow_flutter_correlation", .number(d.slowFlutterCorrelation)),
             ("huff_durations", .array([.number(d.huffDurations.lowerBound), .number(d.huffDurations.upperBound)])),

@@ -6,11 +6,15 @@
 /// `offMarginDB` above it, bridging dips shorter than `hangover`. Such a sound becomes an
 /// exhalation only once the tracker has held a flutter pitch in loud frames for `confirmDuration`
 /// and the sound has lasted `minimumDuration`: breath noise on inhalation, speech, a cough or a
-/// door have no steady flutter in the band, so they never start one. A loud frame lies `onMarginDB`
-/// over the floor or, once exhalations have been heard, `offMarginDB` over it and no more than
-/// `releaseDropDB` under their mean level: in a room with music or a television the floor rises,
-/// and a breath standing 5-10 dB over it crosses the start margin only now and then while its
-/// flutter is heard throughout. The exhalation starts where the sound did, but no earlier than
+/// door have no steady flutter in the band, so they never start one. Those frames lie within
+/// `releaseDropDB` of the sound's loudest (since its start, or over the last `maximumConfirmDelay`
+/// of a long wait): the device makes the flutter of the sound it makes, so a flutter heard only
+/// once a sound has fallen that far is another sound's heard through its tail, such as a fan
+/// beating in the band while a phone's gain control recovers after a breath. A loud frame lies
+/// `onMarginDB` over the floor or, once exhalations have been heard, `offMarginDB` over it and no
+/// more than `releaseDropDB` under their mean level: in a room with music or a television the floor
+/// rises, and a breath standing 5-10 dB over it crosses the start margin only now and then while
+/// its flutter is heard throughout. The exhalation starts where the sound did, but no earlier than
 /// `onsetAllowance` before the flutter that confirmed it. It ends when the level has been gone for
 /// `hangover`, or the flutter for `flutterGap` (an exhalation is one sound through the device: the
 /// flutter can fade for a moment while the air keeps flowing), at the last frame that had both. An
@@ -18,14 +22,14 @@
 /// level has gone, from a room's own periodicity, does not lengthen it): no breath through the
 /// device is that short, while speech, music and plain breathing can beat in the band for a moment;
 /// so is one whose flutter the tracker heard afresh in less than `minimumHeardShare` of its first
-/// `minimumBreath` (a chance track is mostly held between single estimates). In that share a slow
-/// estimate, below `slowFlutterFrequency`, counts only when it correlates `slowFlutterCorrelation`
-/// or more (``countsAsHeard(pitch:confidence:)``): breath's own loudness fluctuates about equally
-/// in every octave, so most of its power per hertz lies at the slow rates, where a span also holds
-/// the fewest cycles. When its sound goes
-/// on, a new sound starts where the sound last became loud after that flutter, so a breath that
-/// follows speech without a pause starts at its own onset, not where the speech's chance flutter
-/// was withdrawn.
+/// `minimumBreath` (a chance track is mostly held between single estimates; `firstHeardShare` for
+/// the session's first exhalation, before anything has said that a device is there). In that share
+/// a slow estimate, below `slowFlutterFrequency`, counts only when it correlates
+/// `slowFlutterCorrelation` or more (``countsAsHeard(pitch:confidence:)``): breath's own loudness
+/// fluctuates about equally in every octave, so most of its power per hertz lies at the slow rates,
+/// where a span also holds the fewest cycles. When its sound goes on, a new sound starts where the
+/// sound last became loud after that flutter, so a breath that follows speech without a pause
+/// starts at its own onset, not where the speech's chance flutter was withdrawn.
 ///
 /// A sound that never flutters is a huff cough when it is loud, `huffMarginDB` over the floor
 /// and, once exhalations have been heard, no more than `huffBelowExhalationDB` below their mean
@@ -65,7 +69,8 @@ public struct ExhalationDetector {
         public var maximumConfirmDelay: Double = 1
         /// During an exhalation, frames this far below the exhalation's own mean level count as
         /// quiet whatever the floor; before one, frames within it of the mean level of the
-        /// exhalations heard so far may confirm a flutter; in dB (default 12).
+        /// exhalations heard so far may confirm a flutter, and frames further below the loudest of
+        /// the sound waiting for it may not; in dB (default 12).
         public var releaseDropDB: Double = 12
         /// Gap in level that ends a sound, in seconds (default 0.3).
         public var hangover: Double = 0.3
@@ -82,6 +87,14 @@ public struct ExhalationDetector {
         /// Breaths in the 76 plain exhalations / extra breaths / true breaths found of 945: 2 / 4 /
         /// 912 with 0.3, 1 / 3 / 912 with 0.4, 0 / 1 / 907 with 0.5, 0 / 0 / 902 with 0.6.
         public var minimumHeardShare: Double = 0.4
+        /// The least heard share (as `minimumHeardShare`) of the session's first exhalation, before
+        /// any has been heard (default 0.5). Until then nothing says a device is there at all:
+        /// someone breathing near the phone without one makes only first exhalations. On 400
+        /// random tuning sessions breathed without the device, 5 of the 11 breaths found there
+        /// were heard afresh in 0.35-0.47 of their first second; with the device, 4 of 3,078
+        /// true breaths were lost to this share and no session's first breath otherwise
+        /// (docs/real-breath.md, "A session's first breath").
+        public var firstHeardShare: Double = 0.5
         /// Flutter rate below which an estimate counts towards `minimumHeardShare` only when it
         /// correlates `slowFlutterCorrelation` or more, in Hz (default 15).
         public var slowFlutterFrequency: Double = 15
@@ -127,6 +140,7 @@ public struct ExhalationDetector {
             try require(flutterGap >= hangover && flutterGap <= 3, "flutterGap", flutterGap, "between hangover (\(hangover) s) and 3 s")
             try require(minimumBreath >= 0 && minimumBreath <= 3, "minimumBreath", minimumBreath, "between 0 and 3 s")
             try require(minimumHeardShare >= 0 && minimumHeardShare <= 1, "minimumHeardShare", minimumHeardShare, "between 0 and 1")
+            try require(firstHeardShare >= 0 && firstHeardShare <= 1, "firstHeardShare", firstHeardShare, "between 0 and 1")
             try require(slowFlutterFrequency >= 0 && slowFlutterFrequency <= 100, "slowFlutterFrequency", slowFlutterFrequency, "between 0 and 100 Hz")
             try require(slowFlutterCorrelation >= 0 && slowFlutterCorrelation <= 1, "slowFlutterCorrelation", slowFlutterCorrelation, "between 0 and 1")
             try require(huffDurations.lowerBound > 0, "huffDurations", huffDurations.lowerBound, "positive")
@@ -232,6 +246,12 @@ public struct ExhalationDetector {
         confirms(levelDB: levelDB, floorLevel: max(floor.level ?? levelDB, configuration.absoluteFloorDB))
     }
 
+    /// Whether a frame at `levelDB` lies within `releaseDropDB` of the loudest of frames
+    /// `first...last`, the sound waiting for its flutter.
+    private func isNearItsPeak(levelDB: Double, from first: Int, through last: Int) -> Bool {
+        levelDB >= loudness.peak(from: first, through: last) - configuration.releaseDropDB
+    }
+
     private func confirms(levelDB: Double, floorLevel: Double) -> Bool {
         levelDB >= floorLevel + configuration.onMarginDB
             || levelDB >= floorLevel + configuration.offMarginDB
@@ -315,7 +335,9 @@ public struct ExhalationDetector {
             current.pitchedLevelSum += levelDB
             current.pitchedFrames += 1
         }
-        current.pitchedRun = pitched && (current.exhaling || confirms(levelDB: levelDB, floorLevel: floorLevel)) ? current.pitchedRun + 1 : 0
+        current.pitchedRun = pitched
+            && (current.exhaling || confirms(levelDB: levelDB, floorLevel: floorLevel) && isNearItsPeak(levelDB: levelDB, from: current.first, through: i))
+            ? current.pitchedRun + 1 : 0
         current.heardRun = current.pitchedRun == 0 ? 0 : current.heardRun + (counted ? 1 : 0)
         if levelDB - floorLevel > current.peakLevel {
             current.peakLevel = levelDB - floorLevel
@@ -324,8 +346,9 @@ public struct ExhalationDetector {
         if current.exhaling, counted { current.heardFrames += 1 }
         if current.exhaling {
             let quiet = i - current.lastLoud > hangoverFrames
+            let share = exhalationCount == 0 ? configuration.firstHeardShare : configuration.minimumHeardShare
             let unheard = i == current.first + minimumBreathFrames
-                && Double(current.heardFrames) < configuration.minimumHeardShare * Double(i - current.firstPitched + 1)
+                && Double(current.heardFrames) < share * Double(i - current.firstPitched + 1)
             if unheard || (quiet || i - current.lastPitched > hangoverFrames) && current.isShort(than: minimumBreathFrames) {
                 sound = quiet ? nil : Self.continuation(of: current, at: i, levelDB: levelDB, floorLevel: floorLevel)
                 return .exhalationWithdrawn(first: current.first)
@@ -412,6 +435,7 @@ extension ExhalationDetector.Configuration: Codable {
         try c.update(&flutterGap, from: .flutterGap)
         try c.update(&minimumBreath, from: .minimumBreath)
         try c.update(&minimumHeardShare, from: .minimumHeardShare)
+        try c.update(&firstHeardShare, from: .firstHeardShare)
         try c.update(&slowFlutterFrequency, from: .slowFlutterFrequency)
         try c.update(&slowFlutterCorrelation, from: .slowFlutterCorrelation)
         try c.update(&huffDurations, from: .huffDurations)

@@ -9,8 +9,8 @@
 /// without a pause is not one long huff.
 ///
 /// Keeps the levels of the newest `reach` frames in a ring allocated up front; ``record(_:)``
-/// costs one store, ``stretch(from:through:marginDB:)`` a scan of the frames asked about (once a
-/// sound has ended).
+/// costs one store, ``stretch(from:through:marginDB:)`` and ``peak(from:through:)`` a scan of the
+/// frames asked about.
 struct LoudestStretch {
     /// How many of the newest frames can be asked about.
     let reach: Int
@@ -34,15 +34,22 @@ struct LoudestStretch {
         count += 1
     }
 
+    /// The loudest level among frames `first...last` (those held), in dB; -infinity when none is.
+    func peak(from first: Int, through last: Int) -> Double {
+        let start = max(first, count - reach, 0), end = min(last, count - 1)
+        guard start <= end else { return -.infinity }
+        var peak = -Double.infinity
+        for index in start...end { peak = max(peak, levels[index & mask]) }
+        return peak
+    }
+
     /// The loudest stretch of frames `first...last` (those not recorded yet or older than `reach`
     /// frames left out): from the first to the last frame within `marginDB` of the peak among
     /// them; nil when no frame asked about is held.
     func stretch(from first: Int, through last: Int, marginDB: Double) -> ClosedRange<Int>? {
         let start = max(first, count - reach, 0), end = min(last, count - 1)
         guard start <= end else { return nil }
-        var peak = -Double.infinity
-        for index in start...end { peak = max(peak, levels[index & mask]) }
-        let threshold = peak - marginDB
+        let threshold = peak(from: start, through: end) - marginDB
         var from = start, to = end
         while levels[from & mask] < threshold { from += 1 }
         while levels[to & mask] < threshold { to -= 1 }
