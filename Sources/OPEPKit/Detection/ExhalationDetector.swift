@@ -90,10 +90,9 @@ public struct ExhalationDetector {
         /// The least heard share (as `minimumHeardShare`) of the session's first exhalation, before
         /// any has been heard (default 0.5). Until then nothing says a device is there at all:
         /// someone breathing near the phone without one makes only first exhalations. On 400
-        /// random tuning sessions breathed without the device, 5 of the 11 breaths found there
-        /// were heard afresh in 0.35-0.47 of their first second; with the device, 4 of 3,078
-        /// true breaths were lost to this share and no session's first breath otherwise
-        /// (docs/real-breath.md, "A session's first breath").
+        /// random tuning sessions breathed without the device it took 5 of the 11 breaths found
+        /// there (all slow chance tracks); with the device it cost 4 of 3,078 true breaths
+        /// (docs/real-breath.md, "The breaths left without the device").
         public var firstHeardShare: Double = 0.5
         /// Flutter rate below which an estimate counts towards `minimumHeardShare` only when it
         /// correlates `slowFlutterCorrelation` or more, in Hz (default 15).
