@@ -90,12 +90,17 @@ extension FlutterPitchTrackerTests {
     }
 
     /// While the caller's gate keeps the tracker from searching, it probes the room for a period
-    /// of its own: a noise beating at 14 Hz is heard as the room's period (the same in any
-    /// chunking), a plain noise is not, and no frame gets a pitch.
+    /// of its own: a noise beating at 14 Hz as shallowly as a fan (modulation about 0.2) is heard
+    /// as the room's period once two probes agree (the same in any chunking); a plain noise is
+    /// not, nor one beating as deeply as a device (about 0.55: a breath's own flutter rising
+    /// under the gate), and no frame gets a pitch.
     func testTheRoomsOwnPeriodIsHeardBetweenSounds() throws {
         let rate = 16000.0
-        var rng = SeededGenerator(seed: 3)
-        let beating = (0..<Int(4 * rate)).map { n in Float(0.01 * (1 + 0.3 * sin(2 * .pi * 14 * Double(n) / rate)) * rng.gaussian()) }
+        func beating(depth: Double) -> [Float] {
+            var rng = SeededGenerator(seed: 3)
+            return (0..<Int(4 * rate)).map { n in Float(0.01 * (1 + depth * sin(2 * .pi * 14 * Double(n) / rate)) * rng.gaussian()) }
+        }
+        let fan = beating(depth: 0.15), device = beating(depth: 0.4)
         let plain = TestSignals.noise(sampleRate: rate, duration: 4, rms: 0.01)
         func gated(_ samples: [Float], chunk: Int) throws -> [FlutterPitchTracker.Frame] {
             var tracker = try FlutterPitchTracker(configuration: .init(sampleRate: rate))
@@ -108,14 +113,18 @@ extension FlutterPitchTrackerTests {
             }
             return out
         }
-        let heard = try gated(beating, chunk: beating.count)
+        let heard = try gated(fan, chunk: fan.count)
         XCTAssertFalse(heard.contains { $0.pitch != nil })
-        let late = heard.filter { $0.time > 2.5 }
-        XCTAssertEqual(late.filter { $0.room != nil }.count, late.count, "held once four probes agree")
-        XCTAssertFalse(heard.filter { $0.time < 1 }.contains { $0.room != nil }, "not before four probes")
-        for frame in late { XCTAssertEqual(frame.room?.pitch ?? 0, 14, accuracy: 0.7) }
-        XCTAssertEqual(try gated(beating, chunk: 999), heard)
+        let late = heard.filter { $0.time > 1.5 }
+        XCTAssertEqual(late.filter { $0.room != nil }.count, late.count, "held once two probes agree")
+        XCTAssertFalse(heard.filter { $0.time < 0.4 }.contains { $0.room != nil }, "not before two probes")
+        for frame in late {
+            XCTAssertEqual(frame.room?.pitch ?? 0, 14, accuracy: 0.7)
+            XCTAssertLessThan(frame.room?.modulation ?? 1, FlutterPitchTracker.roomModulationLimit)
+        }
+        XCTAssertEqual(try gated(fan, chunk: 999), heard)
         XCTAssertFalse(try gated(plain, chunk: 4096).contains { $0.room != nil }, "plain noise has no period")
+        XCTAssertFalse(try gated(device, chunk: 4096).contains { $0.room != nil }, "a device's depth is no room's")
     }
 
     func testNoPitchInSilenceNoiseOrSpeech() throws {

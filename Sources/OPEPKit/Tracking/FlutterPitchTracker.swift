@@ -322,8 +322,10 @@ public struct FlutterPitchTracker {
     /// A period heard in the room between sounds, where no breath goes through the device: a fan
     /// or a motor that beats in the flutter band. The tracker probes the room every
     /// ``roomProbeInterval`` while its caller's gate keeps it from searching (one search of a
-    /// span, its track untouched) and holds a period once four probes in a row agree on it within
-    /// `consistency`, until four in a row do not; not with ``Method/study`` (no evidence kept).
+    /// span, its track untouched; a span is the room's when it correlates above
+    /// ``roomProbeAcceptance`` and is modulated less than ``roomModulationLimit``) and holds a
+    /// period once two probes in a row agree on it within `consistency`, until four in a row do
+    /// not; not with ``Method/study`` (no evidence kept).
     public struct RoomPeriod: Sendable, Hashable {
         /// The room's pitch, in Hz.
         public var pitch: Double
@@ -343,10 +345,25 @@ public struct FlutterPitchTracker {
 
     /// How often the room is probed for a period of its own between sounds, in seconds.
     public static let roomProbeInterval = 0.5
-    /// Probes in a row that must agree for the room's period to be held (1.5 s of it: the
-    /// flutter's echo after a breath, or a breath's own flutter starting under the gate, lasts
-    /// less), and that must miss it for it to be dropped.
-    static let roomProbesToHold = 4
+    /// Probes in a row that must agree for the room's period to be held (0.5 s of it). A fan
+    /// beating 12 % deep under a room's noise correlates 0.2-0.8 from span to span, so four in a
+    /// row above the tracker's `acceptance` came seldom: on 12 simulated sessions breathed beside
+    /// a fan without the device, the room was not held when 21 of their breaths were found
+    /// (docs/real-breath.md, "A fan the room probes hear now and then").
+    static let roomProbesToHold = 2
+    /// Probes in a row that must miss the room's period for it to be dropped (2 s of it).
+    static let roomProbesToDrop = 4
+    /// The correlation a single probe's span must exceed to be the room's period (the default
+    /// `evidenceAcceptance`, under the default `acceptance` of 0.6 that a new track needs).
+    public static let roomProbeAcceptance = 0.45
+    /// The modulation depth (as ``Frame/modulation``) from which a probe's span is a sound's
+    /// own flutter rising under the gate rather than the room's: a device near the phone
+    /// modulates its sound 0.4-1, while a fan's probes in the simulated sessions above were
+    /// modulated 0.13-0.21 (10th-90th percentile of 232, at most 0.51); half a second before a
+    /// breath, its flutter under the gate gave probes of 0.6 and 1.5, and with them the room held
+    /// the device's own rate. 0.3-0.5 gave the same breaths there; 0.5 still holds a fan as deep
+    /// as 0.4.
+    public static let roomModulationLimit = 0.5
 
     /// The configuration the tracker was set up with.
     public let configuration: Configuration
@@ -720,14 +737,17 @@ public struct FlutterPitchTracker {
             missedRoomProbes = 0
         } else {
             missedRoomProbes += 1
-            if missedRoomProbes >= Self.roomProbesToHold { room = nil }
+            if missedRoomProbes >= Self.roomProbesToDrop { room = nil }
         }
     }
 
-    /// The period one view's span ending at `newest` holds, if a single span would be accepted.
+    /// The period one view's span ending at `newest` holds, if it stands alone, correlates above
+    /// ``roomProbeAcceptance`` and is modulated less than ``roomModulationLimit``.
     private mutating func roomPeriod(onPlain: Bool, newest: Int) -> RoomPeriod? {
         let heard = hear(onPlain: onPlain, newest: newest, checkFractions: true, updatesEvidence: false, onlyNear: false)
-        guard let period = heard.found, standsAlone(period), period.correlation > configuration.acceptance else { return nil }
+        guard let period = heard.found, standsAlone(period), period.correlation > Self.roomProbeAcceptance,
+            heard.modulation < Self.roomModulationLimit
+        else { return nil }
         return RoomPeriod(pitch: energyRate / period.period, modulation: heard.modulation)
     }
 
