@@ -361,8 +361,8 @@ public struct FlutterPitchTracker {
     /// modulates its sound 0.4-1, while a fan's probes in the simulated sessions above were
     /// modulated 0.13-0.21 (10th-90th percentile of 232, at most 0.51); half a second before a
     /// breath, its flutter under the gate gave probes of 0.6 and 1.5, and with them the room held
-    /// the device's own rate. 0.3-0.5 gave the same breaths there; 0.5 still holds a fan as deep
-    /// as 0.4.
+    /// the device's own rate. 0.3-0.5 gave the same breaths there; 0.5 still holds as the room a
+    /// fan modulated 0.42 (the fan of SessionAnalyzerTests), which 0.4 took for a device.
     public static let roomModulationLimit = 0.5
 
     /// The configuration the tracker was set up with.
