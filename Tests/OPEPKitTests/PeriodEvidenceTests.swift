@@ -69,4 +69,27 @@ final class PeriodEvidenceTests: XCTestCase {
         evidence.reset()
         XCTAssertNil(evidence.strongest())
     }
+
+    /// A room's own period, 40 samples: apart from it and its multiple at 80, nothing persists;
+    /// a pulse train at 57 samples is found apart from 40 as it is without.
+    func testThePeakApartFromAnExcludedPeriodAndItsMultiples() {
+        let consistency = FlutterPitchTracker.Configuration(sampleRate: 44100).consistency
+        var rng = SeededGenerator(seed: 8)
+        for period in [40.0, 57] {
+            var evidence = evidence()
+            for _ in 0..<30 {
+                let x = envelope(period: period, noise: 0.3, rng: &rng)
+                x.withUnsafeBufferPointer { evidence.update(span: $0.baseAddress!) }
+            }
+            let strongest = evidence.strongest()
+            XCTAssertEqual(strongest?.period ?? 0, period, accuracy: 1.5)
+            XCTAssertGreaterThan(strongest?.correlation ?? 0, 0.6)
+            let apart = evidence.strongest(apartFrom: 40, consistency: consistency)
+            if period == 40 {
+                XCTAssertLessThan(apart?.correlation ?? 0, 0.3, "the room's period and its multiples: \(String(describing: apart))")
+            } else {
+                XCTAssertEqual(apart, strongest, "a period not the room's")
+            }
+        }
+    }
 }

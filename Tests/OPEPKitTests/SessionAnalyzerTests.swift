@@ -306,15 +306,23 @@ final class SessionAnalyzerTests: XCTestCase {
         }
     }
 
-    /// A fan beating at 14 Hz all along: a breath taken without the device is no breath, and the
-    /// patient is told why, while the device's breaths count, one of them at the fan's own rate.
+    /// A fan beating at 14 Hz all along, 0.3 deep (read about 0.42) or 0.15: a breath taken
+    /// without the device is no breath, and the patient is told to breathe out through the device,
+    /// not that the phone is too far (the fan's period is no sign of a device), while the device's
+    /// breaths count, one of them at the fan's own rate.
     func testARoomThatBeatsInTheBandMakesNoBreathOfPlainBreath() throws {
+        for depth in [0.3, 0.15] {
+            try checkPlainBreath(besideAFanBeating: depth)
+        }
+    }
+
+    private func checkPlainBreath(besideAFanBeating depth: Double) throws {
         let rate = 16000.0
         var rng = SeededGenerator(seed: 21)
         func fan(_ seconds: Double, from start: Double) -> [Float] {
             (0..<Int(seconds * rate)).map { n in
                 let t = start + Double(n) / rate
-                return Float(0.002 * (1 + 0.3 * sin(2 * .pi * 14 * t)) * rng.gaussian())
+                return Float(0.002 * (1 + depth * sin(2 * .pi * 14 * t)) * rng.gaussian())
             }
         }
         func ramped(_ x: [Float]) -> [Float] {
@@ -347,12 +355,13 @@ final class SessionAnalyzerTests: XCTestCase {
         let breaths = run.report?.breaths ?? []
         for span in spans {
             let found = breaths.filter { $0.start < span.end && $0.end > span.start }.count
-            XCTAssertEqual(found, span.name == "plain" ? 0 : 1, span.name)
+            XCTAssertEqual(found, span.name == "plain" ? 0 : 1, "\(span.name), fan \(depth) deep")
         }
-        XCTAssertEqual(breaths.count, 2)
+        XCTAssertEqual(breaths.count, 2, "fan \(depth) deep")
         let withoutDevice = try XCTUnwrap(spans.first)
         let warned = run.frames.filter { $0.time > withoutDevice.start && $0.time < withoutDevice.end }.compactMap(\.warning)
-        XCTAssertTrue(warned.contains(.noFlutter), "the breath without the device is told to breathe out through it: \(Set(warned))")
+        XCTAssertTrue(warned.contains(.noFlutter), "the breath without the device is told to breathe out through it beside a fan \(depth) deep: \(Set(warned))")
+        XCTAssertFalse(warned.contains(.tooFar), "a fan \(depth) deep is no flutter heard from too far")
     }
 
     func testBackgroundSpeechAndMusicDoNotChangeTheCount() throws {

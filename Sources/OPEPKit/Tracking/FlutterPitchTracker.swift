@@ -307,7 +307,8 @@ public struct FlutterPitchTracker {
         /// ``Configuration/whiteningTime``).
         public var modulation: Double
         /// The period evidence's strongest averaged correlation (``PeriodEvidence``, 0 when it has
-        /// no peak): how much of one period persists in the envelope, pitched or not; nil for a
+        /// no peak): how much of one period persists in the envelope, pitched or not, apart from
+        /// the room's own period and its multiples while that is held (``room``); nil for a
         /// tracker that keeps no evidence (``Configuration/evidenceTime`` 0, as the study's).
         public var periodEvidence: Double? = nil
         /// The periodicity the room itself had between sounds, as last heard there, if any
@@ -662,7 +663,7 @@ public struct FlutterPitchTracker {
         guard (previousPeriod != nil || checkFractions) && gate(level) else {
             if updatesEvidence {
                 evidence.decay()
-                evidenceStrength = evidence.strongest()?.correlation ?? 0
+                evidenceStrength = strengthApartFromRoom(proposal: nil)
             }
             _ = smooth(nil)
             if checkFractions, previousPeriod == nil, configuration.evidenceTime > 0, index % roomProbeFrames == 0 {
@@ -676,7 +677,7 @@ public struct FlutterPitchTracker {
         var heard = hear(
             onPlain: onPlain, newest: newest, checkFractions: checkFractions, updatesEvidence: updatesEvidence, onlyNear: false)
         if updatesEvidence {
-            evidenceStrength = heard.proposal?.evidence.correlation ?? evidence.strongest()?.correlation ?? 0
+            evidenceStrength = strengthApartFromRoom(proposal: heard.proposal?.evidence.correlation)
         }
         var candidate = decide(heard.found, proposal: heard.proposal, faded: faded)
         if candidate == nil, searchesBoth, checkFractions {
@@ -709,6 +710,15 @@ public struct FlutterPitchTracker {
             confidence: max(0, min(1, candidate?.period.correlation ?? 0)),
             energy: level, modulation: heard.modulation, periodEvidence: periodEvidence, room: room,
             provisionalPitch: provisional)
+    }
+
+    /// ``Frame/periodEvidence``: the evidence's strongest averaged correlation (the proposal's,
+    /// when it made one), or, while the room's own period is held, the strongest at any other
+    /// period than the room's and its multiples: a fan beating in the band is no sign of a
+    /// device, and a breath without the device beside it is to be told so (``SignalCheck``).
+    private func strengthApartFromRoom(proposal: Double?) -> Double {
+        guard let room else { return proposal ?? evidence.strongest()?.correlation ?? 0 }
+        return evidence.strongest(apartFrom: energyRate / room.pitch, consistency: configuration.consistency)?.correlation ?? 0
     }
 
     /// Searches the span ending at `newest` for a period of the room's own (the view a new track

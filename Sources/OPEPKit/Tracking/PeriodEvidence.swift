@@ -110,18 +110,29 @@ struct PeriodEvidence {
 
     /// The shortest peak whose averaged correlation reaches `octaveShare` of the highest, refined
     /// by parabolic interpolation, its period in samples of the envelope; nil when the average has
-    /// no peak inside the lags held.
-    func strongest() -> PeriodCandidate? {
+    /// no peak inside the lags held. Peaks within `consistency` (a share) of `excluded` or of a
+    /// multiple of it (a room's own period, in samples of the envelope) are passed over.
+    func strongest(apartFrom excluded: Double? = nil, consistency: Double = 0) -> PeriodCandidate? {
         let end = average.count - 1
         var best = -Double.infinity
-        for i in 1..<max(1, end) where isPeak(i) { best = max(best, average[i]) }
+        for i in 1..<max(1, end) where isPeak(i) && !isMultiple(i, of: excluded, consistency: consistency) {
+            best = max(best, average[i])
+        }
         guard best > -Double.infinity else { return nil }
-        for i in 1..<end where isPeak(i) && average[i] >= octaveShare * best {
+        for i in 1..<end where isPeak(i) && average[i] >= octaveShare * best && !isMultiple(i, of: excluded, consistency: consistency) {
             let peak = LaggedCorrelation.refinedPeak(before: average[i - 1], centre: average[i], after: average[i + 1])
             let lag = Double(lagRange.lowerBound + i) + peak.offset
             return PeriodCandidate(period: lag * Double(step), correlation: peak.height)
         }
         return nil
+    }
+
+    /// Whether the lag at index `i` lies within `consistency` of a whole multiple of `period`.
+    private func isMultiple(_ i: Int, of period: Double?, consistency: Double) -> Bool {
+        guard let period, period > 0 else { return false }
+        let lag = Double((lagRange.lowerBound + i) * step)
+        let multiple = max(1, (lag / period).rounded())
+        return abs(lag - multiple * period) <= consistency * multiple * period
     }
 
     private func isPeak(_ i: Int) -> Bool {
