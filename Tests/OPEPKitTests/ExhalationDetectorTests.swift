@@ -128,6 +128,27 @@ final class ExhalationDetectorTests: XCTestCase {
         XCTAssertEqual(count(try decisions([.silence(2), unclear, .silence(2)])).ended, 1, "heard on 55 % of frames")
     }
 
+    /// After `soundsWithoutDevice` (5) sounds of a second or more without a flutter, someone is
+    /// breathing without the device: the first exhalation then needs `clearFirstHeardShare`
+    /// (0.75) of its first second heard afresh. Shorter sounds, fewer of them, or a breath heard
+    /// before them leave the bar where it was.
+    func testManyLongSoundsWithoutAFlutterRaiseTheFirstExhalationsBar() throws {
+        var unclear = Span.flutter(3)
+        unclear.heardShare = 0.6
+        func breathing(_ sounds: Int, seconds: Double = 1.5) -> [Span] {
+            Array(repeating: [.soundWithoutFlutter(seconds), .silence(2)], count: sounds).flatMap { $0 }
+        }
+        func breaths(_ spans: [Span]) throws -> Int { count(try decisions(spans)).ended }
+        XCTAssertEqual(try breaths([.silence(2)] + breathing(4) + [unclear, .silence(2)]), 1, "heard on 60 % after four long sounds")
+        XCTAssertEqual(try breaths([.silence(2)] + breathing(5) + [unclear, .silence(2)]), 0, "heard on 60 % after five")
+        XCTAssertEqual(try breaths([.silence(2)] + breathing(12, seconds: 0.8) + [unclear, .silence(2)]), 1, "after twelve sounds under a second")
+        XCTAssertEqual(try breaths([.silence(2), .flutter(2), .silence(2)] + breathing(5) + [unclear, .silence(2)]), 2, "after a clear breath")
+        var clear = unclear
+        clear.heardShare = 0.8
+        XCTAssertEqual(try breaths([.silence(2)] + breathing(8) + [clear, .silence(2)]), 1, "heard on 80 % after eight long sounds")
+        XCTAssertEqual(try breaths([.silence(2)] + breathing(8) + [unclear, .silence(2), .flutter(2), .silence(2)]), 1, "the next, clear one counts")
+    }
+
     /// A flutter heard only once its sound has fallen more than `releaseDropDB` (12 dB) below the
     /// sound's loudest is another sound's, heard through the tail; one heard at the sound's level,
     /// or after the loud part lies more than `maximumConfirmDelay` (1 s) back, confirms it.
@@ -245,6 +266,16 @@ final class ExhalationDetectorTests: XCTestCase {
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "firstHeardShare")
         }
         configuration = .init()
+        configuration.clearFirstHeardShare = 1.5
+        XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "clearFirstHeardShare")
+        }
+        configuration = .init()
+        configuration.soundsWithoutDevice = 0
+        XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "soundsWithoutDevice")
+        }
+        configuration = .init()
         configuration.slowFlutterCorrelation = -0.1
         XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "slowFlutterCorrelation")
@@ -298,5 +329,8 @@ final class ExhalationDetectorTests: XCTestCase {
         XCTAssertEqual(decoded.slowFlutterFrequency, 15)
         XCTAssertEqual(decoded.slowFlutterCorrelation, 0.62)
         XCTAssertEqual(decoded.firstHeardShare, 0.5)
+        XCTAssertEqual(decoded.soundsWithoutDevice, 5)
+        XCTAssertEqual(decoded.longSound, 1)
+        XCTAssertEqual(decoded.clearFirstHeardShare, 0.75)
     }
 }

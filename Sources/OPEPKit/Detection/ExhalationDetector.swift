@@ -23,7 +23,9 @@
 /// device is that short, while speech, music and plain breathing can beat in the band for a moment;
 /// so is one whose flutter the tracker heard afresh in less than `minimumHeardShare` of its first
 /// `minimumBreath` (a chance track is mostly held between single estimates; `firstHeardShare` for
-/// the session's first exhalation, before anything has said that a device is there). In that share
+/// the session's first exhalation, before anything has said that a device is there, and
+/// `clearFirstHeardShare` once `soundsWithoutDevice` sounds of `longSound` or more have ended
+/// without a flutter before it: someone breathing near the phone without the device). In that share
 /// a slow estimate, below `slowFlutterFrequency`, counts only when it correlates
 /// `slowFlutterCorrelation` or more (``countsAsHeard(pitch:confidence:)``): breath's own loudness
 /// fluctuates about equally in every octave, so most of its power per hertz lies at the slow rates,
@@ -94,6 +96,22 @@ public struct ExhalationDetector {
         /// there (all slow chance tracks); with the device it cost 4 of 3,078 true breaths
         /// (docs/real-breath.md, "The breaths left without the device").
         public var firstHeardShare: Double = 0.5
+        /// How many sounds of `longSound` or more that ended without a flutter before the session's
+        /// first exhalation say that someone is breathing without the device (default 5); from then
+        /// on the first exhalation needs `clearFirstHeardShare`. Someone breathing near the phone
+        /// without a device makes one such sound after another, while a session with the device
+        /// seldom makes five before its first breath: 1 of 1,617 random tuning sessions (tuning
+        /// 1,600), whose first breath was heard in 0.82 of its first second
+        /// (docs/real-breath.md, "Many long sounds before the first breath").
+        public var soundsWithoutDevice: Int = 5
+        /// The shortest sound that counts towards `soundsWithoutDevice`, in seconds (default 1:
+        /// an exhalation's length).
+        public var longSound: Double = 1
+        /// The least heard share (as `firstHeardShare`) of the session's first exhalation after
+        /// `soundsWithoutDevice` long sounds without a flutter (default 0.75: nine in ten true first
+        /// breaths are heard at least this often; the three breaths found after five or more such
+        /// sounds in 13,613 exhalations without the device were heard in 0.52-0.69).
+        public var clearFirstHeardShare: Double = 0.75
         /// Flutter rate below which an estimate counts towards `minimumHeardShare` only when it
         /// correlates `slowFlutterCorrelation` or more, in Hz (default 15).
         public var slowFlutterFrequency: Double = 15
@@ -140,6 +158,9 @@ public struct ExhalationDetector {
             try require(minimumBreath >= 0 && minimumBreath <= 3, "minimumBreath", minimumBreath, "between 0 and 3 s")
             try require(minimumHeardShare >= 0 && minimumHeardShare <= 1, "minimumHeardShare", minimumHeardShare, "between 0 and 1")
             try require(firstHeardShare >= 0 && firstHeardShare <= 1, "firstHeardShare", firstHeardShare, "between 0 and 1")
+            try require(soundsWithoutDevice >= 1 && soundsWithoutDevice <= 1000, "soundsWithoutDevice", Double(soundsWithoutDevice), "between 1 and 1000")
+            try require(longSound >= 0 && longSound <= 30, "longSound", longSound, "between 0 and 30 s")
+            try require(clearFirstHeardShare >= 0 && clearFirstHeardShare <= 1, "clearFirstHeardShare", clearFirstHeardShare, "between 0 and 1")
             try require(slowFlutterFrequency >= 0 && slowFlutterFrequency <= 100, "slowFlutterFrequency", slowFlutterFrequency, "between 0 and 100 Hz")
             try require(slowFlutterCorrelation >= 0 && slowFlutterCorrelation <= 1, "slowFlutterCorrelation", slowFlutterCorrelation, "between 0 and 1")
             try require(huffDurations.lowerBound > 0, "huffDurations", huffDurations.lowerBound, "positive")
@@ -193,6 +214,9 @@ public struct ExhalationDetector {
     private let flutterGapFrames: Int
     private let minimumBreathFrames: Int
     private let onsetFrames: Int
+    private let longSoundFrames: Int
+    /// Sounds of `longSound` or more that ended without a flutter before the first exhalation.
+    private var longSoundsWithoutFlutter = 0
     private var frameIndex = 0
     private var sound: Sound?
     private var exhalationLevelSum = 0.0
@@ -275,6 +299,7 @@ public struct ExhalationDetector {
         flutterGapFrames = frames(configuration.flutterGap)
         minimumBreathFrames = Int((configuration.minimumBreath / frameInterval).rounded())
         onsetFrames = frames(configuration.onsetAllowance)
+        longSoundFrames = Int((configuration.longSound / frameInterval).rounded())
         decisionDelay = max(maximumConfirmFrames + hangoverFrames, flutterGapFrames, minimumBreathFrames + hangoverFrames) + 1
         let longestSound = max(configuration.huffDurations.upperBound, configuration.inhalationDurations.upperBound)
         soundReach = max(decisionDelay, Int((longestSound / frameInterval).rounded(.up)) + hangoverFrames + 1)
@@ -289,6 +314,7 @@ public struct ExhalationDetector {
         sound = nil
         exhalationLevelSum = 0
         exhalationCount = 0
+        longSoundsWithoutFlutter = 0
     }
 
     /// Whether a frame in which the tracker's estimate correlated `confidence` (0 for none), its
@@ -345,7 +371,7 @@ public struct ExhalationDetector {
         if current.exhaling, counted { current.heardFrames += 1 }
         if current.exhaling {
             let quiet = i - current.lastLoud > hangoverFrames
-            let share = exhalationCount == 0 ? configuration.firstHeardShare : configuration.minimumHeardShare
+            let share = heardShareNeeded
             let unheard = i == current.first + minimumBreathFrames
                 && Double(current.heardFrames) < share * Double(i - current.firstPitched + 1)
             if unheard || (quiet || i - current.lastPitched > hangoverFrames) && current.isShort(than: minimumBreathFrames) {
@@ -369,12 +395,20 @@ public struct ExhalationDetector {
             return .exhalationStarted(first: current.first)
         } else if i - current.lastLoud > hangoverFrames {
             sound = nil
+            if current.lastLoud - current.began + 1 >= longSoundFrames { longSoundsWithoutFlutter += 1 }
             return classify(current)
         } else if i - current.first >= maximumConfirmFrames {
             current.first = i - maximumConfirmFrames + 1
         }
         sound = current
         return nil
+    }
+
+    /// The share of an exhalation's first `minimumBreath` in which its flutter must be heard afresh.
+    private var heardShareNeeded: Double {
+        guard exhalationCount == 0 else { return configuration.minimumHeardShare }
+        return longSoundsWithoutFlutter >= configuration.soundsWithoutDevice
+            ? configuration.clearFirstHeardShare : configuration.firstHeardShare
     }
 
     /// The sound that goes on after `withdrawn` was withdrawn at frame `i`: it starts where the
@@ -435,6 +469,9 @@ extension ExhalationDetector.Configuration: Codable {
         try c.update(&minimumBreath, from: .minimumBreath)
         try c.update(&minimumHeardShare, from: .minimumHeardShare)
         try c.update(&firstHeardShare, from: .firstHeardShare)
+        try c.update(&soundsWithoutDevice, from: .soundsWithoutDevice)
+        try c.update(&longSound, from: .longSound)
+        try c.update(&clearFirstHeardShare, from: .clearFirstHeardShare)
         try c.update(&slowFlutterFrequency, from: .slowFlutterFrequency)
         try c.update(&slowFlutterCorrelation, from: .slowFlutterCorrelation)
         try c.update(&huffDurations, from: .huffDurations)
