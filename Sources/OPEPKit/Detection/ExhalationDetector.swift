@@ -247,6 +247,8 @@ public struct ExhalationDetector {
         /// Whether the sound, from its first frame to its last frame both loud and fluttering (where
         /// an exhalation is reported to end), is shorter than `frames`.
         func isShort(than frames: Int) -> Bool { min(lastPitched, lastLoud) - first + 1 < frames }
+        /// The sound's length in frames, from its first frame to its last loud one.
+        var loudFrames: Int { lastLoud - began + 1 }
     }
 
     /// The current noise floor in dB, nil before the first frame.
@@ -371,9 +373,8 @@ public struct ExhalationDetector {
         if current.exhaling, counted { current.heardFrames += 1 }
         if current.exhaling {
             let quiet = i - current.lastLoud > hangoverFrames
-            let share = heardShareNeeded
             let unheard = i == current.first + minimumBreathFrames
-                && Double(current.heardFrames) < share * Double(i - current.firstPitched + 1)
+                && Double(current.heardFrames) < heardShareNeeded * Double(i - current.firstPitched + 1)
             if unheard || (quiet || i - current.lastPitched > hangoverFrames) && current.isShort(than: minimumBreathFrames) {
                 sound = quiet ? nil : Self.continuation(of: current, at: i, levelDB: levelDB, floorLevel: floorLevel)
                 return .exhalationWithdrawn(first: current.first)
@@ -395,7 +396,7 @@ public struct ExhalationDetector {
             return .exhalationStarted(first: current.first)
         } else if i - current.lastLoud > hangoverFrames {
             sound = nil
-            if current.lastLoud - current.began + 1 >= longSoundFrames { longSoundsWithoutFlutter += 1 }
+            if current.loudFrames >= longSoundFrames { longSoundsWithoutFlutter += 1 }
             return classify(current)
         } else if i - current.first >= maximumConfirmFrames {
             current.first = i - maximumConfirmFrames + 1
@@ -430,7 +431,7 @@ public struct ExhalationDetector {
     }
 
     private func classify(_ sound: Sound) -> Decision? {
-        let duration = Double(sound.lastLoud - sound.began + 1) * frameInterval
+        let duration = Double(sound.loudFrames) * frameInterval
         let peak = sound.peakLevel + sound.floorLevel
         let forceful = peak >= (meanExhalationLevel ?? -.infinity) - configuration.huffBelowExhalationDB
         if sound.peakLevel >= configuration.huffMarginDB, forceful,
