@@ -60,8 +60,11 @@ struct PeriodSearch {
     /// Samples in the span.
     let spanLength: Int
 
+    /// Per lag, the correlation the current search scored, or -2 when not yet scored.
     private var scores: [Double]
+    /// The lags scored since the current search began (the first `scoredCount`).
     private var scored: [Int]
+    private var scoredCount = 0
     /// The peaks the global search found, by lag.
     private var peaks: [(lag: Int, peak: PeriodCandidate)]
 
@@ -76,16 +79,14 @@ struct PeriodSearch {
         self.secondPeakMinimum = secondPeakMinimum
         self.spanLength = spanLength
         scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
-        scored = []
-        scored.reserveCapacity(scores.count)
-        peaks = []
-        peaks.reserveCapacity(lagRange.count)
+        scored = [Int](repeating: 0, count: scores.count)
+        peaks = [(lag: Int, peak: PeriodCandidate)](repeating: (0, PeriodCandidate(period: 0, correlation: 0)), count: lagRange.count)
     }
 
     /// The variance of the span's samples (zero for digital silence, in which case there is no
     /// period to find).
     func variance(of span: Span) -> Double {
-        let (sum, squares) = totals(span, upTo: spanLength)
+        let (sum, squares) = Self.totals(span, upTo: spanLength)
         let mean = sum / Double(spanLength)
         let variance = squares / Double(spanLength) - mean * mean
         return variance > 1e-30 ? variance : 0
@@ -95,117 +96,196 @@ struct PeriodSearch {
     /// half, a third and a quarter of `previous` are searched as well. When nothing is found near
     /// `previous`, the whole band is searched, unless `onlyNear` is set.
     mutating func search(_ span: Span, near previous: Double?, checkFractions: Bool, onlyNear: Bool = false) -> PeriodCandidate? {
-        for lag in scored { scores[lag] = -2 }
-        scored.removeAll(keepingCapacity: true)
-        guard var found = bandSearch(span, near: previous, checkFractions: checkFractions, onlyNear: onlyNear) else { return nil }
-        let double = Int((2 * found.period).rounded())
-        guard double + 1 <= spanLength - minimumOverlap else { return found }
-        let nearest = score(span, double)
-        found.secondPeak = nearest >= secondPeakMinimum ? nearest : max(nearest, score(span, double - 1), score(span, double + 1))
-        return found
+        withMemo(span, clearing: true) { $0.search(near: previous, checkFractions: checkFractions, onlyNear: onlyNear) }
     }
 
-    /// The correlation at `lag` of the span the last ``search(_:near:checkFractions:)`` read
-    /// (memoised with that search's scores); call it only for that span.
+    /// The correlation at `lag` of the span the last ``search(_:near:checkFractions:onlyNear:)``
+    /// read (memoised with that search's scores); call it only for that span.
     mutating func correlation(_ span: Span, at lag: Int) -> Double {
-        score(span, lag)
+        withMemo(span, clearing: false) { $0.score(lag) }
     }
 
-    private mutating func bandSearch(_ span: Span, near previous: Double?, checkFractions: Bool, onlyNear: Bool) -> PeriodCandidate? {
-        guard let previous else { return globalSearch(span) }
-        guard let local = climb(span, from: previous) else { return onlyNear ? nil : globalSearch(span) }
-        guard checkFractions else { return local }
-        for divisor in [4.0, 3.0, 2.0] {
-            guard let shorter = climb(span, from: previous / divisor) else { continue }
-            if shorter.correlation >= octaveShare * local.correlation { return shorter }
+    /// Runs `body` on the memo of scores over `span`, first clearing the last search's scores
+    /// when `clearing`. The arrays are lent to the memo as pointers for the whole search, so
+    /// that scoring a lag checks neither their bounds nor whether they are shared.
+    private mutating func withMemo<Result>(_ span: Span, clearing: Bool, _ body: (inout Memo) -> Result) -> Result {
+        var scoreBuffer: [Double] = [], scoredBuffer: [Int] = [], peakBuffer: [(lag: Int, peak: PeriodCandidate)] = []
+        swap(&scoreBuffer, &scores)
+        swap(&scoredBuffer, &scored)
+        swap(&peakBuffer, &peaks)
+        defer {
+            swap(&scoreBuffer, &scores)
+            swap(&scoredBuffer, &scored)
+            swap(&peakBuffer, &peaks)
         }
-        return local
-    }
-
-    /// The local maximum reached by climbing the correlation from the lag nearest `start`,
-    /// refined; nil when the climb leaves ±`searchWidth` around `start` or the lag range.
-    private mutating func climb(_ span: Span, from start: Double) -> PeriodCandidate? {
-        let low = max(lagRange.lowerBound, Int((start * (1 - searchWidth)).rounded(.down)))
-        let high = min(lagRange.upperBound, Int((start * (1 + searchWidth)).rounded(.up)))
-        var lag = Int(start.rounded())
-        guard low < lag, lag < high else { return nil }
-        while true {
-            let here = score(span, lag)
-            if score(span, lag + 1) > here {
-                lag += 1
-            } else if score(span, lag - 1) > here {
-                lag -= 1
-            } else {
-                return peakAt(span, lag)
-            }
-            guard low < lag, lag < high else { return nil }
-        }
-    }
-
-    /// Every peak of the band, then the shortest whose height reaches `octaveShare` of the best.
-    ///
-    /// The correlation is first scored on every other lag. The envelope is Gaussian-smoothed
-    /// (σ = 0.2 × the shortest period, several lags), so its correlation varies slowly from lag
-    /// to lag: every local maximum lies within one lag of a local maximum of that coarse grid,
-    /// where the peaks are then found lag by lag. That is the same set of peaks for about 60 % of
-    /// the dot products. The whole grid is scored before any of it is compared, so that no
-    /// decision stands between its correlations and the processor works on several at once.
-    private mutating func globalSearch(_ span: Span) -> PeriodCandidate? {
-        let inner = (lagRange.lowerBound + 1)...(lagRange.upperBound - 1)
-        guard inner.count >= 3 else { return nil }
-        peaks.removeAll(keepingCapacity: true)
-        for lag in Swift.stride(from: inner.lowerBound, through: inner.upperBound, by: 2) { _ = score(span, lag) }
-        var previous = -Double.infinity
-        var lag = inner.lowerBound
-        var here = score(span, lag)
-        while lag <= inner.upperBound {
-            let next = lag + 2 <= inner.upperBound ? score(span, lag + 2) : -.infinity
-            if here >= previous, here >= next {
-                for candidate in max(inner.lowerBound, lag - 1)...min(inner.upperBound, lag + 1) {
-                    guard candidate > (peaks.last?.lag ?? .min), let peak = peakAt(span, candidate) else { continue }
-                    peaks.append((candidate, peak))
+        let settings = Memo.Settings(
+            lagRange: lagRange, searchWidth: searchWidth, octaveShare: octaveShare, minimumOverlap: minimumOverlap,
+            secondPeakMinimum: secondPeakMinimum, spanLength: spanLength)
+        var count = scoredCount
+        let result = scoreBuffer.withUnsafeMutableBufferPointer { scores in
+            scoredBuffer.withUnsafeMutableBufferPointer { scored in
+                peakBuffer.withUnsafeMutableBufferPointer { peaks in
+                    if clearing {
+                        for k in 0..<count { scores[scored[k]] = -2 }
+                        count = 0
+                    }
+                    var memo = Memo(
+                        settings: settings, span: span, scores: scores.baseAddress!, scored: scored.baseAddress!,
+                        scoredCount: count, peaks: peaks.baseAddress!)
+                    let result = body(&memo)
+                    count = memo.scoredCount
+                    return result
                 }
             }
-            previous = here
-            here = next
-            lag += 2
         }
-        var best = -Double.infinity
-        for found in peaks { best = max(best, found.peak.correlation) }
-        return peaks.first { $0.peak.correlation >= octaveShare * best }?.peak
+        scoredCount = count
+        return result
     }
 
-    /// A refined peak if `lag` is a local maximum of the correlation.
-    private mutating func peakAt(_ span: Span, _ lag: Int) -> PeriodCandidate? {
-        let centre = score(span, lag)
-        let before = score(span, lag - 1)
-        let after = score(span, lag + 1)
-        guard centre > before, centre >= after else { return nil }
-        let peak = LaggedCorrelation.refinedPeak(before: before, centre: centre, after: after)
-        return PeriodCandidate(period: Double(lag) + peak.offset, correlation: peak.height)
+    /// One search over one span: the correlations it scored, by lag, and the peaks it found.
+    private struct Memo {
+        struct Settings {
+            let lagRange: ClosedRange<Int>
+            let searchWidth: Double
+            let octaveShare: Double
+            let minimumOverlap: Int
+            let secondPeakMinimum: Double
+            let spanLength: Int
+        }
+
+        let settings: Settings
+        let span: Span
+        let scores: UnsafeMutablePointer<Double>
+        let scored: UnsafeMutablePointer<Int>
+        var scoredCount: Int
+        let peaks: UnsafeMutablePointer<(lag: Int, peak: PeriodCandidate)>
+        var peakCount = 0
+
+        init(
+            settings: Settings, span: Span, scores: UnsafeMutablePointer<Double>, scored: UnsafeMutablePointer<Int>,
+            scoredCount: Int, peaks: UnsafeMutablePointer<(lag: Int, peak: PeriodCandidate)>
+        ) {
+            self.settings = settings
+            self.span = span
+            self.scores = scores
+            self.scored = scored
+            self.scoredCount = scoredCount
+            self.peaks = peaks
+        }
+
+        mutating func search(near previous: Double?, checkFractions: Bool, onlyNear: Bool) -> PeriodCandidate? {
+            guard var found = bandSearch(near: previous, checkFractions: checkFractions, onlyNear: onlyNear) else { return nil }
+            let double = Int((2 * found.period).rounded())
+            guard double + 1 <= settings.spanLength - settings.minimumOverlap else { return found }
+            let nearest = score(double)
+            found.secondPeak = nearest >= settings.secondPeakMinimum ? nearest : max(nearest, score(double - 1), score(double + 1))
+            return found
+        }
+
+        private mutating func bandSearch(near previous: Double?, checkFractions: Bool, onlyNear: Bool) -> PeriodCandidate? {
+            guard let previous else { return globalSearch() }
+            guard let local = climb(from: previous) else { return onlyNear ? nil : globalSearch() }
+            guard checkFractions else { return local }
+            for divisor in [4.0, 3.0, 2.0] {
+                guard let shorter = climb(from: previous / divisor) else { continue }
+                if shorter.correlation >= settings.octaveShare * local.correlation { return shorter }
+            }
+            return local
+        }
+
+        /// The local maximum reached by climbing the correlation from the lag nearest `start`,
+        /// refined; nil when the climb leaves ±`searchWidth` around `start` or the lag range.
+        private mutating func climb(from start: Double) -> PeriodCandidate? {
+            let low = max(settings.lagRange.lowerBound, Int((start * (1 - settings.searchWidth)).rounded(.down)))
+            let high = min(settings.lagRange.upperBound, Int((start * (1 + settings.searchWidth)).rounded(.up)))
+            var lag = Int(start.rounded())
+            guard low < lag, lag < high else { return nil }
+            while true {
+                let here = score(lag)
+                if score(lag + 1) > here {
+                    lag += 1
+                } else if score(lag - 1) > here {
+                    lag -= 1
+                } else {
+                    return peakAt(lag)
+                }
+                guard low < lag, lag < high else { return nil }
+            }
+        }
+
+        /// Every peak of the band, then the shortest whose height reaches `octaveShare` of the best.
+        ///
+        /// The correlation is first scored on every other lag. The envelope is Gaussian-smoothed
+        /// (σ = 0.2 × the shortest period, several lags), so its correlation varies slowly from lag
+        /// to lag: every local maximum lies within one lag of a local maximum of that coarse grid,
+        /// where the peaks are then found lag by lag. That is the same set of peaks for about 60 % of
+        /// the dot products. The whole grid is scored before any of it is compared, so that no
+        /// decision stands between its correlations and the processor works on several at once.
+        private mutating func globalSearch() -> PeriodCandidate? {
+            let inner = (settings.lagRange.lowerBound + 1)...(settings.lagRange.upperBound - 1)
+            guard inner.count >= 3 else { return nil }
+            peakCount = 0
+            for lag in Swift.stride(from: inner.lowerBound, through: inner.upperBound, by: 2) { _ = score(lag) }
+            var previous = -Double.infinity
+            var lag = inner.lowerBound
+            var here = score(lag)
+            while lag <= inner.upperBound {
+                let next = lag + 2 <= inner.upperBound ? score(lag + 2) : -.infinity
+                if here >= previous, here >= next {
+                    for candidate in max(inner.lowerBound, lag - 1)...min(inner.upperBound, lag + 1) {
+                        guard candidate > (peakCount > 0 ? peaks[peakCount - 1].lag : .min), let peak = peakAt(candidate) else { continue }
+                        peaks[peakCount] = (candidate, peak)
+                        peakCount += 1
+                    }
+                }
+                previous = here
+                here = next
+                lag += 2
+            }
+            var best = -Double.infinity
+            for k in 0..<peakCount { best = max(best, peaks[k].peak.correlation) }
+            for k in 0..<peakCount where peaks[k].peak.correlation >= settings.octaveShare * best { return peaks[k].peak }
+            return nil
+        }
+
+        /// A refined peak if `lag` is a local maximum of the correlation.
+        private mutating func peakAt(_ lag: Int) -> PeriodCandidate? {
+            let centre = score(lag)
+            let before = score(lag - 1)
+            let after = score(lag + 1)
+            guard centre > before, centre >= after else { return nil }
+            let peak = LaggedCorrelation.refinedPeak(before: before, centre: centre, after: after)
+            return PeriodCandidate(period: Double(lag) + peak.offset, correlation: peak.height)
+        }
+
+        /// Pearson correlation of the span with itself shifted by `lag`, memoised per search.
+        @inline(__always)
+        mutating func score(_ lag: Int) -> Double {
+            if scores[lag] > -2 { return scores[lag] }
+            let value = PeriodSearch.correlation(of: span, at: lag, spanLength: settings.spanLength)
+            scores[lag] = value
+            scored[scoredCount] = lag
+            scoredCount += 1
+            return value
+        }
     }
 
     /// The sum and the sum of squares of the span's first `count` samples.
     @inline(__always)
-    private func totals(_ span: Span, upTo count: Int) -> (Double, Double) {
+    private static func totals(_ span: Span, upTo count: Int) -> (Double, Double) {
         let end = (span.before &+ count) & span.mask
         return (span.sums[end] - span.sums[span.before], span.squares[end] - span.squares[span.before])
-    }
-
-    /// Pearson correlation of the span with itself shifted by `lag`, memoised per search.
-    @inline(__always)
-    private mutating func score(_ span: Span, _ lag: Int) -> Double {
-        if scores[lag] > -2 { return scores[lag] }
-        let value = correlation(of: span, at: lag)
-        scores[lag] = value
-        scored.append(lag)
-        return value
     }
 
     /// Pearson correlation of any span with itself shifted by `lag` (-1 when too short or
     /// constant), not memoised.
     @inline(__always)
     func correlation(of span: Span, at lag: Int) -> Double {
+        Self.correlation(of: span, at: lag, spanLength: spanLength)
+    }
+
+    @inline(__always)
+    private static func correlation(of span: Span, at lag: Int, spanLength: Int) -> Double {
         let n = spanLength - lag
         var value = -1.0
         if n >= LaggedCorrelation.fewestPairs {
