@@ -36,10 +36,14 @@ final class PeriodSearchTests: XCTestCase {
         return TestSignals.smoothedPulses(period: period, noise: noise, count: spanLength, rng: &rng)
     }
 
-    private func search(_ x: [Double]) -> PeriodCandidate? {
-        var search = PeriodSearch(
+    private func makeSearch() -> PeriodSearch {
+        PeriodSearch(
             spanLength: spanLength, lagRange: lags, searchWidth: 0.15, octaveShare: octaveShare, minimumOverlap: minimumOverlap,
             secondPeakMinimum: secondPeakMinimum)
+    }
+
+    /// Calls `body` with `x` as a span of the tracker's rings, with its running sums.
+    private func withSpan<Result>(_ x: [Double], _ body: (PeriodSearch.Span) -> Result) -> Result {
         let samples = x.map(Float.init)
         var total = 0.0, totalSquares = 0.0
         var sums = [Double](repeating: 0, count: 512), squares = sums
@@ -52,12 +56,16 @@ final class PeriodSearchTests: XCTestCase {
         return samples.withUnsafeBufferPointer { samples in
             sums.withUnsafeBufferPointer { sums in
                 squares.withUnsafeBufferPointer { squares in
-                    let span = PeriodSearch.Span(
-                        samples: samples.baseAddress!, sums: sums.baseAddress!, squares: squares.baseAddress!, mask: 511, before: 511)
-                    return search.search(span, near: nil, checkFractions: false)
+                    body(PeriodSearch.Span(
+                        samples: samples.baseAddress!, sums: sums.baseAddress!, squares: squares.baseAddress!, mask: 511, before: 511))
                 }
             }
         }
+    }
+
+    private func search(_ x: [Double]) -> PeriodCandidate? {
+        var search = makeSearch()
+        return withSpan(x) { search.search($0, near: nil, checkFractions: false) }
     }
 
     func testWholeBandSearchMatchesTheReference() {
@@ -80,5 +88,29 @@ final class PeriodSearchTests: XCTestCase {
         }
         XCTAssertEqual(compared, 360)
         XCTAssertGreaterThan(found, 150, "too few periodic cases to compare")
+    }
+
+    /// One search reused span after span, near a previous period or not, finds what a fresh one
+    /// finds, and its memoised correlations after each search are the span's own at every lag:
+    /// nothing of the span before is left in the memo.
+    func testAReusedSearchForgetsTheSpanBefore() {
+        var reused = makeSearch()
+        var searched = 0
+        for seed in UInt64(1)...10 {
+            for (period, previous) in [(25.3, nil), (47.7, 47.0), (33.0, 66.0), (88.8, 30.0), (61.2, nil)] as [(Double, Double?)] {
+                let x = envelope(period: period, noise: 0.3, seed: seed &* 7 &+ UInt64(period))
+                withSpan(x) { span in
+                    var fresh = makeSearch()
+                    let expected = fresh.search(span, near: previous, checkFractions: true)
+                    let actual = reused.search(span, near: previous, checkFractions: true)
+                    XCTAssertEqual(actual, expected, "period \(period), previous \(String(describing: previous)), seed \(seed)")
+                    for lag in lags {
+                        XCTAssertEqual(reused.correlation(span, at: lag), reused.correlation(of: span, at: lag), "lag \(lag), seed \(seed)")
+                    }
+                    searched += 1
+                }
+            }
+        }
+        XCTAssertEqual(searched, 50)
     }
 }
