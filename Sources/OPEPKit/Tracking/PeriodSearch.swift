@@ -47,18 +47,23 @@ struct PeriodSearch {
         var before: Int
     }
 
-    /// Shortest and longest lag searched, in energy samples.
-    let lagRange: ClosedRange<Int>
-    /// Fraction of the previous period searched either side of it.
-    let searchWidth: Double
-    /// A shorter lag wins if its peak reaches this share of the best (octave-error guard).
-    let octaveShare: Double
-    /// Fewest samples compared at twice the period for that check to be made.
-    let minimumOverlap: Int
-    /// The correlation near twice the period that lets a period stand.
-    let secondPeakMinimum: Double
-    /// Samples in the span.
-    let spanLength: Int
+    /// What a search looks for, and where.
+    struct Settings {
+        /// Shortest and longest lag searched, in energy samples.
+        let lagRange: ClosedRange<Int>
+        /// Fraction of the previous period searched either side of it.
+        let searchWidth: Double
+        /// A shorter lag wins if its peak reaches this share of the best (octave-error guard).
+        let octaveShare: Double
+        /// Fewest samples compared at twice the period for that check to be made.
+        let minimumOverlap: Int
+        /// The correlation near twice the period that lets a period stand.
+        let secondPeakMinimum: Double
+        /// Samples in the span.
+        let spanLength: Int
+    }
+
+    let settings: Settings
 
     /// Per lag, the correlation the current search scored, or -2 when not yet scored.
     private var scores: [Double]
@@ -72,12 +77,9 @@ struct PeriodSearch {
         spanLength: Int, lagRange: ClosedRange<Int>, searchWidth: Double, octaveShare: Double,
         minimumOverlap: Int, secondPeakMinimum: Double
     ) {
-        self.lagRange = lagRange
-        self.searchWidth = searchWidth
-        self.octaveShare = octaveShare
-        self.minimumOverlap = minimumOverlap
-        self.secondPeakMinimum = secondPeakMinimum
-        self.spanLength = spanLength
+        settings = Settings(
+            lagRange: lagRange, searchWidth: searchWidth, octaveShare: octaveShare, minimumOverlap: minimumOverlap,
+            secondPeakMinimum: secondPeakMinimum, spanLength: spanLength)
         scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
         scored = [Int](repeating: 0, count: scores.count)
         peaks = [(lag: Int, peak: PeriodCandidate)](repeating: (0, PeriodCandidate(period: 0, correlation: 0)), count: lagRange.count)
@@ -86,6 +88,7 @@ struct PeriodSearch {
     /// The variance of the span's samples (zero for digital silence, in which case there is no
     /// period to find).
     func variance(of span: Span) -> Double {
+        let spanLength = settings.spanLength
         let (sum, squares) = Self.totals(span, upTo: spanLength)
         let mean = sum / Double(spanLength)
         let variance = squares / Double(spanLength) - mean * mean
@@ -118,9 +121,7 @@ struct PeriodSearch {
             swap(&scoredBuffer, &scored)
             swap(&peakBuffer, &peaks)
         }
-        let settings = Memo.Settings(
-            lagRange: lagRange, searchWidth: searchWidth, octaveShare: octaveShare, minimumOverlap: minimumOverlap,
-            secondPeakMinimum: secondPeakMinimum, spanLength: spanLength)
+        let settings = settings
         var count = scoredCount
         let result = scoreBuffer.withUnsafeMutableBufferPointer { scores in
             scoredBuffer.withUnsafeMutableBufferPointer { scored in
@@ -144,15 +145,6 @@ struct PeriodSearch {
 
     /// One search over one span: the correlations it scored, by lag, and the peaks it found.
     private struct Memo {
-        struct Settings {
-            let lagRange: ClosedRange<Int>
-            let searchWidth: Double
-            let octaveShare: Double
-            let minimumOverlap: Int
-            let secondPeakMinimum: Double
-            let spanLength: Int
-        }
-
         let settings: Settings
         let span: Span
         let scores: UnsafeMutablePointer<Double>
@@ -281,7 +273,7 @@ struct PeriodSearch {
     /// constant), not memoised.
     @inline(__always)
     func correlation(of span: Span, at lag: Int) -> Double {
-        Self.correlation(of: span, at: lag, spanLength: spanLength)
+        Self.correlation(of: span, at: lag, spanLength: settings.spanLength)
     }
 
     @inline(__always)
