@@ -387,7 +387,10 @@ public struct FlutterPitchTracker {
     private var plainEnergies: [Float]
     /// The waveform of a slice (``AudioEnergyFrontEnd``).
     private var waveforms: [Float]
-    private static let sliceLength = 4096
+    /// The most input samples turned into energies at once, in samples: chunks up to it (a 100 ms
+    /// chunk at 48 kHz, 4,800 samples) stay whole, where 4,096 split each into a second, short
+    /// slice with its own pass through every stage.
+    private static let sliceLength = 8192
     /// The plain energy's view, whose level is the sound's level.
     private var plain: EnvelopeView
     /// The whitened energy's view, searched first when there is one.
