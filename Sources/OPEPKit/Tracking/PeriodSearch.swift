@@ -65,9 +65,12 @@ struct PeriodSearch {
 
     let settings: Settings
 
-    /// Per lag, the correlation the current search scored, or -2 when not yet scored.
+    /// A score no correlation takes (they lie in -1...1): the lag is not scored yet.
+    private static let unscored = -2.0
+    /// Per lag, the correlation the current search scored, or ``unscored``.
     private var scores: [Double]
-    /// The lags scored since the current search began (the first `scoredCount`).
+    /// The lags scored since the current search began (the first `scoredCount`); each lag is
+    /// scored once per search, so they never outnumber `scores`.
     private var scored: [Int]
     private var scoredCount = 0
     /// The peaks the global search found, by lag.
@@ -80,7 +83,7 @@ struct PeriodSearch {
         settings = Settings(
             lagRange: lagRange, searchWidth: searchWidth, octaveShare: octaveShare, minimumOverlap: minimumOverlap,
             secondPeakMinimum: secondPeakMinimum, spanLength: spanLength)
-        scores = [Double](repeating: -2, count: max(lagRange.upperBound + 2, spanLength))
+        scores = [Double](repeating: Self.unscored, count: max(lagRange.upperBound + 2, spanLength))
         scored = [Int](repeating: 0, count: scores.count)
         peaks = [(lag: Int, peak: PeriodCandidate)](repeating: (0, PeriodCandidate(period: 0, correlation: 0)), count: lagRange.count)
     }
@@ -127,7 +130,7 @@ struct PeriodSearch {
             scoredBuffer.withUnsafeMutableBufferPointer { scored in
                 peakBuffer.withUnsafeMutableBufferPointer { peaks in
                     if clearing {
-                        for k in 0..<count { scores[scored[k]] = -2 }
+                        for k in 0..<count { scores[scored[k]] = Self.unscored }
                         count = 0
                     }
                     var memo = Memo(
@@ -152,18 +155,6 @@ struct PeriodSearch {
         var scoredCount: Int
         let peaks: UnsafeMutablePointer<(lag: Int, peak: PeriodCandidate)>
         var peakCount = 0
-
-        init(
-            settings: Settings, span: Span, scores: UnsafeMutablePointer<Double>, scored: UnsafeMutablePointer<Int>,
-            scoredCount: Int, peaks: UnsafeMutablePointer<(lag: Int, peak: PeriodCandidate)>
-        ) {
-            self.settings = settings
-            self.span = span
-            self.scores = scores
-            self.scored = scored
-            self.scoredCount = scoredCount
-            self.peaks = peaks
-        }
 
         mutating func search(near previous: Double?, checkFractions: Bool, onlyNear: Bool) -> PeriodCandidate? {
             guard var found = bandSearch(near: previous, checkFractions: checkFractions, onlyNear: onlyNear) else { return nil }
@@ -253,7 +244,7 @@ struct PeriodSearch {
         /// Pearson correlation of the span with itself shifted by `lag`, memoised per search.
         @inline(__always)
         mutating func score(_ lag: Int) -> Double {
-            if scores[lag] > -2 { return scores[lag] }
+            if scores[lag] > PeriodSearch.unscored { return scores[lag] }
             let value = PeriodSearch.correlation(of: span, at: lag, spanLength: settings.spanLength)
             scores[lag] = value
             scored[scoredCount] = lag
