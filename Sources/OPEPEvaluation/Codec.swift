@@ -1,4 +1,5 @@
 import Foundation
+import OPEPAudio
 import OPEPSimulation
 
 /// Why a session could not go through its codec.
@@ -23,13 +24,7 @@ public enum CodecError: Error, Sendable, Equatable, CustomStringConvertible {
 /// cross-correlating a probe and dropped from the start.
 enum CodecRoundTrip {
     /// The full path of ffmpeg, nil when it is not on the PATH.
-    static let ffmpeg: String? = {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let candidate = String(directory) + "/ffmpeg"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }()
+    static let ffmpeg = FFmpegTools.locate("ffmpeg")
 
     /// `audio` (mono, `sampleRate` Hz) encoded with `codec`, decoded and aligned: the same count.
     static func process(_ audio: [Float], codec: RecordingChain.Codec, sampleRate: Double) throws(CodecError) -> [Float] {
@@ -116,7 +111,7 @@ enum CodecRoundTrip {
     private static func run(_ ffmpeg: String, _ arguments: [String], step: String) throws(CodecError) -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = ["-v", "error", "-nostdin"] + arguments
+        process.arguments = FFmpegTools.sameOnEveryProcessor + ["-v", "error", "-nostdin"] + arguments
         let output = Pipe()
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
