@@ -2,14 +2,14 @@ import Foundation
 
 /// Locates ffmpeg and ffprobe on the PATH, and what makes ffmpeg decode alike on every machine.
 public enum FFmpegTools {
-    /// ffmpeg's options that keep its decoders to plain C code. By default ffmpeg picks each
-    /// decoder's vector code (SSE, AVX2, FMA, AVX-512) from the processor it runs on. Those
-    /// routines round differently, so one AAC, Opus or MP3 file would decode to different
-    /// samples on different machines. On an Intel Xeon with AVX-512, its decodes without AVX
-    /// and FMA, and its MP3 decode without SSE, each differed in their bits from the default.
-    /// With these options every x86-64 machine decodes a file to the same samples, so its
-    /// analysis is the same too. The plain code takes about a fifth longer: an hour of mono AAC in
-    /// 2.6 s against 2.2 s, of MP3 in 3.4 s against 2.8 s, on that machine.
+    /// ffmpeg's options that keep its decoders, filters and resampler to plain C code. By default
+    /// ffmpeg picks their vector code (SSE, AVX2, FMA, AVX-512) from the processor it runs on, and
+    /// those routines round differently: on an Intel Xeon with AVX-512, one AAC and one Opus file
+    /// decoded with AVX and FMA turned off, and one MP3 file with SSE turned off, each came out
+    /// with other bits than by default. With these options one ffmpeg decodes a file to the same
+    /// samples on any x86-64 machine, so its analysis is the same too. The plain code takes about
+    /// a fifth longer: an hour of mono AAC in 2.6 s against 2.2 s, of MP3 in 3.4 s against 2.8 s,
+    /// on that machine.
     public static let sameOnEveryProcessor = ["-cpuflags", "0"]
 
     /// Whether this platform can spawn processes at all.

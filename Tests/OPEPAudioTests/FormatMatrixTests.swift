@@ -224,7 +224,7 @@ final class FormatMatrixTests: XCTestCase {
 
     /// ffmpeg picks each decoder's vector code from the processor it runs on, and those routines
     /// round differently: a lossy file must decode to the samples of ffmpeg's plain C code, which
-    /// every x86-64 machine runs alike, not to what this processor's vector code makes of it.
+    /// runs alike on every x86-64 machine, not to what this processor's vector code makes of it.
     func testCompressedFilesDecodeAsOnEveryProcessor() throws {
         _ = try Tool.require("ffmpeg")
         let cases: [(String, String, [String])] = [
