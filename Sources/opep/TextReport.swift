@@ -39,7 +39,7 @@ enum TextReport {
                 (b.maxPressure.map { fixed($0, 1) } ?? "-").leftPad(5), (b.meanPitch.map { fixed($0, 1) } ?? "-").leftPad(6),
                 (b.shareInTarget.map(percent) ?? "-").leftPad(10), percent(b.flutterShare).leftPad(9),
             ]
-            if let reason = b.unmeasured?.reasons.first { row.append(" " + reason.words) }
+            if let unmeasured = b.unmeasured, unmeasured.total > 0 { row.append(" " + unmeasured.breakdown) }
             lines.append(row.joined(separator: " "))
         }
         lines.append("")

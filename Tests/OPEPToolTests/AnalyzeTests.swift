@@ -22,8 +22,16 @@ final class AnalyzeTests: XCTestCase {
             let columns = row.split(separator: " ")
             XCTAssertEqual(columns.first.map(String.init), "\(number + 1)")
             XCTAssertEqual(columns[9].last, "%", "the share measured")
-            let reason = columns.dropFirst(10).joined(separator: " ")
-            XCTAssertTrue(reason.isEmpty || ["clipped", "too noisy", "too quiet", "too far", "band-limited", "no flutter"].contains(reason), row)
+            let length = try XCTUnwrap(Double(columns[3])), measured = try XCTUnwrap(Double(columns[9].dropLast()))
+            let reasons = columns.dropFirst(10).joined(separator: " ")
+            guard !reasons.isEmpty else { continue }
+            var seconds = 0.0
+            for part in reasons.split(separator: ", ") {
+                let match = part.wholeMatch(of: /(clipped|too noisy|too quiet|too far|band-limited|no flutter|gain control|onsets and short gaps) (\d+\.\d) s/)
+                XCTAssertNotNil(match, "a reason and its seconds: \(row)")
+                seconds += match.flatMap { Double($0.output.2) } ?? 0
+            }
+            XCTAssertLessThanOrEqual(seconds, length * (1 - measured / 100) + 0.1, "the reasons cover the time not measured: \(row)")
         }
         XCTAssertEqual(lines.filter { $0.hasPrefix("Set ") }.count, session.truth.setCount)
     }
