@@ -39,7 +39,7 @@ enum TextReport {
                 (b.maxPressure.map { fixed($0, 1) } ?? "-").leftPad(5), (b.meanPitch.map { fixed($0, 1) } ?? "-").leftPad(6),
                 (b.shareInTarget.map(percent) ?? "-").leftPad(10), percent(b.flutterShare).leftPad(9),
             ]
-            if let unmeasured = b.unmeasured, unmeasured.total > 0 { row.append(" " + unmeasured.breakdown) }
+            if let reasons = b.unmeasured?.breakdown, !reasons.isEmpty { row.append(" " + reasons) }
             lines.append(row.joined(separator: " "))
         }
         lines.append("")
