@@ -54,10 +54,11 @@ enum TextReport {
     }
 
     /// "; not measured 4.1 s: too noisy 2.0 s, too far 1.5 s, onsets and short gaps 0.6 s" (the
-    /// reasons given for at least 0.05 s, the longest first).
+    /// reasons given for at least 0.05 s, the longest first); nothing when under 0.05 s was not
+    /// measured.
     static func unmeasured(_ u: UnmeasuredTime) -> String {
-        guard u.total > 0 else { return "" }
-        return "; not measured \(fixed(u.total, 1)) s: " + u.breakdown
+        let reasons = u.breakdown
+        return reasons.isEmpty ? "" : "; not measured \(fixed(u.total, 1)) s: " + reasons
     }
 
     /// The placement check's verdict on the first breath through the device, with its figures

@@ -36,8 +36,8 @@ final class SessionReportTests: XCTestCase {
             XCTAssertEqual(cells[8], String(format: "%.1f %%", try XCTUnwrap(breath.shareInTarget) * 100))
             XCTAssertEqual(cells[9], String(format: "%.1f %%", breath.flutterShare * 100))
             let unmeasured = try XCTUnwrap(breath.unmeasured)
-            XCTAssertEqual(cells[10], unmeasured.total > 0 ? unmeasured.breakdown : "")
-            XCTAssertTrue(unmeasured.total == 0 || cells[10].hasSuffix(" s"), cells[10])
+            XCTAssertEqual(cells[10], unmeasured.breakdown)
+            XCTAssertTrue(unmeasured.total < 0.05 || cells[10].hasSuffix(" s"), cells[10])
             XCTAssertEqual(cells[11], breath.signal?.problem?.words ?? "clear")
             let flags = BreathFlagRules().flags(for: breath, target: .standard).map(\.rawValue)
             XCTAssertEqual(cells[12], flags.isEmpty ? "ok" : flags.joined(), "breath \(breath.index)")
@@ -59,6 +59,39 @@ final class SessionReportTests: XCTestCase {
         XCTAssertEqual(html.components(separatedBy: "<svg class=\"chart\"").count - 1, 3)
         XCTAssertLessThan(html.utf8.count, 150_000)
         XCTAssertGreaterThan(html.utf8.count, 10_000)
+    }
+
+    /// Under 0.05 s without a pitch (a breath heard from its first frames) rounds to 0.0 s and has
+    /// no reason worth naming: neither the summary nor the breath's row says it, where they once
+    /// read "Not measured 0.0 s:" with nothing after the colon.
+    func testATimeNotMeasuredUnderAFrameOrTwoIsLeftUnsaid() throws {
+        var session = try session()
+        let scrap = UnmeasuredTime(total: 0.04, tooNoisy: 0.02)
+        XCTAssertEqual(scrap.breakdown, "")
+        session.report.summary.unmeasured = scrap
+        session.report.breaths[0].unmeasured = scrap
+        let document = SessionReportDocument(input: session.input())
+        XCTAssertFalse(document.summaryFacts(session.report.summary).contains { $0.label == "Not measured" }, "no line for 0.04 s")
+        let table = try rows(try parseXML(document.html()), "//table[@id='breaths-table']/tbody/tr")
+        XCTAssertEqual(table.first?[10], "")
+        session.report.summary.unmeasured = UnmeasuredTime(total: 0.06)
+        let facts = document.summaryFacts(session.report.summary)
+        XCTAssertEqual(facts.first { $0.label == "Not measured" }?.value, "0.1 s: onsets and short gaps 0.1 s")
+    }
+
+    /// The cases the dashboard's copy of the breakdown is held to (Tests/Web/unmeasured_breakdown.mjs),
+    /// decoded as stored breaths are.
+    func testBreakdownGivesTheCasesThePageIsHeldTo() throws {
+        struct Case: Decodable {
+            var unmeasured: UnmeasuredTime
+            var breakdown: String
+        }
+        struct Cases: Decodable { var cases: [Case] }
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../Web/Fixtures/unmeasured-breakdowns.json").standardizedFileURL
+        let cases = try JSONDecoder().decode(Cases.self, from: Data(contentsOf: fixture)).cases
+        XCTAssertGreaterThanOrEqual(cases.count, 9)
+        for c in cases { XCTAssertEqual(c.unmeasured.breakdown, c.breakdown, "\(c.unmeasured)") }
     }
 
     func testTextIsEscaped() throws {

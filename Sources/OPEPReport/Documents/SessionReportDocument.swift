@@ -127,7 +127,7 @@ public struct SessionReportDocument {
         if let share = s.flutterShare {
             facts.append(("Flutter measured", Markup.percent(share) + " of the exhalation time"))
         }
-        if let unmeasured = s.unmeasured, unmeasured.total > 0 {
+        if let unmeasured = s.unmeasured, !unmeasured.breakdown.isEmpty {
             facts.append(("Not measured", Markup.number(unmeasured.total, 1) + " s: " + unmeasured.breakdown))
         }
         if let ratio = s.exhalationInhalationRatio {
@@ -213,7 +213,7 @@ public struct SessionReportDocument {
                 "\(b.index)", "\(b.set)", Markup.clock(b.start), Markup.number(b.duration, 1),
                 Markup.number(b.meanPressure, 1), Markup.number(b.minPressure, 1), Markup.number(b.maxPressure, 1),
                 Markup.number(b.meanPitch, 1), Markup.percent(b.shareInTarget), Markup.percent(b.flutterShare),
-                b.unmeasured.map { $0.total > 0 ? $0.breakdown : "" } ?? "–",
+                b.unmeasured.map(\.breakdown) ?? "–",
                 b.signal.map { signal in signal.problem?.words ?? "clear" } ?? "–",
             ].map(Markup.escape)
             cells.append(flagCell)
@@ -252,7 +252,8 @@ public struct SessionReportDocument {
 
 extension UnmeasuredTime {
     /// "too noisy 2.0 s, too far 1.5 s, onsets and short gaps 0.6 s": the reasons given for at
-    /// least 0.05 s, the longest first, then the time without a reason.
+    /// least 0.05 s, the longest first, then the time without a reason; empty when under 0.05 s
+    /// was not measured (nothing worth a line: a report leaves the sentence out).
     public var breakdown: String {
         let shown = reasons.filter { time($0) >= 0.05 }
         let unnamed = total - shown.reduce(0) { $0 + time($1) }

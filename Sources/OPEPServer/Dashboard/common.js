@@ -99,12 +99,25 @@ function zoneBar(shares) {
       parts.map(([z, l, v]) => el('span', {}, el('i', { class: `swatch zone-${z}` }), ` ${l} ${pct(v)}`))));
 }
 
-/** The signal check's reasons for a breath's time without a pitch, longest first ("too noisy 1.2 s"). */
-function unheardReasons(unmeasured) {
-  if (!unmeasured) return '—';
-  const parts = Object.entries(unmeasured).filter(([key, seconds]) => key !== 'total_s' && seconds >= 0.05)
-    .sort((a, b) => b[1] - a[1]).map(([key, seconds]) => `${key.slice(0, -2).replace(/_/g, ' ')} ${num(seconds)} s`);
-  return parts.join(', ') || (unmeasured.total_s >= 0.05 ? 'onsets and short gaps' : '');
+/** The words for each reason the signal check gives, by its key in a breath's `unmeasured`, in
+ * the order of the engine's `SignalProblem`. */
+const REASON_WORDS = {
+  clipped_s: 'clipped', too_noisy_s: 'too noisy', too_quiet_s: 'too quiet', too_far_s: 'too far',
+  band_limited_s: 'band-limited', no_flutter_s: 'no flutter', gain_control_s: 'gain control',
+};
+
+/** Why a breath went without a pitch, as the reports say it ("too noisy 1.2 s, onsets and short
+ * gaps 0.3 s"): the reasons given for 0.05 s or more, the longest first (ties in the order above),
+ * then the time without a reason; empty when under 0.05 s went unmeasured. The page cannot call
+ * the Swift of `UnmeasuredTime.breakdown`, so Tests/Web/unmeasured_breakdown.mjs holds this to
+ * the same cases as the Swift tests. */
+export function unmeasuredBreakdown(unmeasured) {
+  const shown = Object.keys(REASON_WORDS).map((key) => [key, unmeasured[key] ?? 0])
+    .filter(([, seconds]) => seconds >= 0.05).sort((a, b) => b[1] - a[1]);
+  const unnamed = (unmeasured.total_s ?? 0) - shown.reduce((sum, [, seconds]) => sum + seconds, 0);
+  const parts = shown.map(([key, seconds]) => `${REASON_WORDS[key]} ${num(seconds)} s`);
+  if (unnamed >= 0.05) parts.push(`onsets and short gaps ${num(unnamed)} s`);
+  return parts.join(', ');
 }
 
 /** The breaths as a table: number, set, start, length, pressures, pitch, time in target, the
@@ -119,7 +132,7 @@ export function breathsTable(breaths) {
       el('td', {}, num(b.duration_s)), el('td', {}, num(b.mean_pressure_cmh2o)),
       el('td', {}, `${num(b.min_pressure_cmh2o)}–${num(b.max_pressure_cmh2o)}`),
       el('td', {}, num(b.mean_pitch_hz)), el('td', {}, pct(b.share_in_target)), el('td', {}, pct(b.flutter_share)),
-      el('td', {}, unheardReasons(b.unmeasured)))))));
+      el('td', {}, b.unmeasured ? unmeasuredBreakdown(b.unmeasured) : '—'))))));
 }
 
 /** The sets as a table. */
