@@ -118,10 +118,11 @@ final class HistoryStoreTests: XCTestCase {
 
             let finals = s.outputs.compactMap { if case let .frame(f) = $0 { f } else { nil } }
             let frames = try XCTUnwrap(try store.frames(id))
-            XCTAssertEqual(frames.count, (finals.count + 4) / 5, "final frames decimated to 20 per second")
+            let step = Int((0.05 / s.analyzer.frameInterval).rounded())
+            XCTAssertEqual(frames.count, (finals.count + step - 1) / step, "final frames decimated to 20 per second")
             XCTAssertEqual(frames.first?.time, finals.first?.time)
-            XCTAssertEqual(frames[1].time, finals[5].time)
-            XCTAssertEqual(frames[1].pressure, finals[5].pressure)
+            XCTAssertEqual(frames[1].time, finals[step].time)
+            XCTAssertEqual(frames[1].pressure, finals[step].pressure)
             XCTAssertNil(try store.session(id + 1))
             XCTAssertNil(try store.frames(id + 1))
         }
@@ -157,9 +158,10 @@ final class HistoryStoreTests: XCTestCase {
             XCTAssertEqual(lines.last, "")
             XCTAssertEqual(lines.count - 2, try store.frames(id)?.count)
             let finals = s.outputs.compactMap { if case let .frame(f) = $0 { f } else { nil } }
+            let step = Int((0.05 / s.analyzer.frameInterval).rounded())
             XCTAssertEqual(String(lines[1]), FrameCSV.row(finals[0]))
-            let exhaling = try XCTUnwrap(finals.enumerated().first { $0.offset % 5 == 0 && $0.element.pressure != nil })
-            XCTAssertEqual(String(lines[1 + exhaling.offset / 5]), FrameCSV.row(exhaling.element))
+            let exhaling = try XCTUnwrap(finals.enumerated().first { $0.offset % step == 0 && $0.element.pressure != nil })
+            XCTAssertEqual(String(lines[1 + exhaling.offset / step]), FrameCSV.row(exhaling.element))
             XCTAssertNil(try store.exportCSV(id + 1))
             XCTAssertNil(try store.exportJSON(id + 1))
         }

@@ -151,9 +151,10 @@ final class CalibrationTests: XCTestCase {
         }
         let waveform = try ManometerTrace(times: times, pressures: pressures)
         let found = try PressureFlutter.track(waveform, band: 10...40)
+        let frameInterval = try FlutterPitchTracker(configuration: .init(sampleRate: PressureFlutter.audioRate)).frameInterval
         for rate in rates {
             let inside = found.filter { $0.time > rate.range.lowerBound + 0.4 && $0.time < rate.range.upperBound - 0.2 }
-            XCTAssertGreaterThan(inside.count, 150, "\(rate.pitch) Hz")
+            XCTAssertGreaterThan(Double(inside.count), 1.5 / frameInterval, "\(rate.pitch) Hz: a pitch in 1.5 s of the 2.4")
             let errors = inside.map { abs($0.pitch - rate.pitch) }.sorted()
             XCTAssertLessThan(errors[errors.count / 2], 0.3, "\(rate.pitch) Hz")
         }

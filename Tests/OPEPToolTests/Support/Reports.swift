@@ -6,6 +6,10 @@ struct AnalysisReport: Decodable {
         var file: String
         var device: Device
         var target: Target
+        /// Spacing of the frames, in seconds.
+        var frameInterval: Double
+
+        enum CodingKeys: String, CodingKey { case file, device, target, frameInterval = "frame_interval_s" }
     }
 
     struct Device: Decodable {
