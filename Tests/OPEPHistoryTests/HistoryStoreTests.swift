@@ -27,6 +27,9 @@ final class HistoryStoreTests: XCTestCase {
             analyzer: Analyzer(configuration: analyzer.configuration, frameInterval: analyzer.frameInterval, latency: analyzer.latency))
     }()
 
+    /// The store keeps one final frame in this many: 20 a second.
+    static let keptFrameStep = Int((0.05 / session.analyzer.frameInterval).rounded())
+
     private func temporaryFolder() throws -> String {
         let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("opep-history-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
@@ -118,7 +121,7 @@ final class HistoryStoreTests: XCTestCase {
 
             let finals = s.outputs.compactMap { if case let .frame(f) = $0 { f } else { nil } }
             let frames = try XCTUnwrap(try store.frames(id))
-            let step = Int((0.05 / s.analyzer.frameInterval).rounded())
+            let step = Self.keptFrameStep
             XCTAssertEqual(frames.count, (finals.count + step - 1) / step, "final frames decimated to 20 per second")
             XCTAssertEqual(frames.first?.time, finals.first?.time)
             XCTAssertEqual(frames[1].time, finals[step].time)
@@ -158,7 +161,7 @@ final class HistoryStoreTests: XCTestCase {
             XCTAssertEqual(lines.last, "")
             XCTAssertEqual(lines.count - 2, try store.frames(id)?.count)
             let finals = s.outputs.compactMap { if case let .frame(f) = $0 { f } else { nil } }
-            let step = Int((0.05 / s.analyzer.frameInterval).rounded())
+            let step = Self.keptFrameStep
             XCTAssertEqual(String(lines[1]), FrameCSV.row(finals[0]))
             let exhaling = try XCTUnwrap(finals.enumerated().first { $0.offset % step == 0 && $0.element.pressure != nil })
             XCTAssertEqual(String(lines[1 + exhaling.offset / step]), FrameCSV.row(exhaling.element))

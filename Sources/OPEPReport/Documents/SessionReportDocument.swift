@@ -127,8 +127,8 @@ public struct SessionReportDocument {
         if let share = s.flutterShare {
             facts.append(("Flutter measured", Markup.percent(share) + " of the exhalation time"))
         }
-        if let unmeasured = s.unmeasured, !unmeasured.breakdown.isEmpty {
-            facts.append(("Not measured", Markup.number(unmeasured.total, 1) + " s: " + unmeasured.breakdown))
+        if let unmeasured = s.unmeasured, case let reasons = unmeasured.breakdown, !reasons.isEmpty {
+            facts.append(("Not measured", Markup.number(unmeasured.total, 1) + " s: " + reasons))
         }
         if let ratio = s.exhalationInhalationRatio {
             facts.append(("Exhale / inhale", Markup.number(ratio, 1) + " (\(s.inhalationsHeard) heard)"))
