@@ -7,7 +7,7 @@ import XCTest
 final class EnvelopeStageTests: XCTestCase {
     /// Group means, centred moving-average high-pass, squares and block means, in `Double`, with
     /// silence before the first sample; with `waveform`, the high-passed samples' triangular mean
-    /// over each block and the one before; with `whiteningTime`, of the error of the second-order
+    /// over each part of a block and the part before; with `whiteningTime`, of the error of the second-order
     /// linear predictor whose coefficients solve the normal equations of the exponentially
     /// averaged autocorrelation of the blocks before.
     private func referenceEnergies(
@@ -24,9 +24,10 @@ final class EnvelopeStageTests: XCTestCase {
         let at = { (n: Int) in n >= 0 ? y[n] : 0 }
         let block = front.analysisBlockLength
         if waveform {
-            return (0..<(y.count / block)).map { k in
-                (0..<block).reduce(0.0) { $0 + Double($1 + 1) * at((k - 1) * block + $1) + Double(block - $1) * at(k * block + $1) }
-                    / Double(block * block)
+            let part = block / front.waveformParts
+            return (0..<(y.count / block * front.waveformParts)).map { k in
+                (0..<part).reduce(0.0) { $0 + Double($1 + 1) * at((k - 1) * part + $1) + Double(part - $1) * at(k * part + $1) }
+                    / Double(part * part)
             }
         }
         guard whiteningTime > 0 else {
@@ -52,15 +53,14 @@ final class EnvelopeStageTests: XCTestCase {
         }
     }
 
-    /// The front end's plain and whitened energies for `x` fed in chunks of `chunk`.
+    /// The front end's plain and whitened energies and its waveform for `x` fed in chunks of `chunk`.
     private func energies(
-        _ x: [Float], sampleRate: Double, chunk: Int, whiteningTime: Double = 0.1
+        _ x: [Float], sampleRate: Double, chunk: Int, whiteningTime: Double = 0.1, rates: Rates = .study
     ) -> (plain: [Float], whitened: [Float], waveform: [Float]) {
-        var front = AudioEnergyFrontEnd(
-            sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, whiteningTime: whiteningTime)
+        var front = rates.frontEnd(sampleRate: sampleRate, whiteningTime: whiteningTime)
         var plain: [Float] = [], whitened: [Float] = [], waveform: [Float] = []
         var plainBuffer = [Float](repeating: 0, count: front.capacity(for: chunk))
-        var whitenedBuffer = plainBuffer, waveformBuffer = plainBuffer
+        var whitenedBuffer = plainBuffer, waveformBuffer = [Float](repeating: 0, count: front.capacity(for: chunk) * front.waveformParts)
         var start = 0
         while start < x.count {
             let end = min(x.count, start + chunk)
@@ -75,10 +75,28 @@ final class EnvelopeStageTests: XCTestCase {
             }
             plain += plainBuffer[0..<written]
             whitened += whitenedBuffer[0..<written]
-            waveform += waveformBuffer[0..<written]
+            waveform += waveformBuffer[0..<(written * front.waveformParts)]
             start = end
         }
         return (plain, whitened, waveform)
+    }
+
+    /// The front end's energy rate and the rate its waveform is wanted at.
+    struct Rates: CustomStringConvertible {
+        var energy: Double
+        var waveform: Double?
+        /// The study's 980 Hz, the waveform at the same rate.
+        static let study = Rates(energy: 980, waveform: nil)
+        /// Half the study's energy rate, the waveform at twice it.
+        static let halved = Rates(energy: 490, waveform: 980)
+
+        func frontEnd(sampleRate: Double, whiteningTime: Double) -> AudioEnergyFrontEnd {
+            AudioEnergyFrontEnd(
+                sampleRate: sampleRate, highPassCutoff: 250, energyRate: energy, analysisRate: 14000, whiteningTime: whiteningTime,
+                waveformRate: waveform)
+        }
+
+        var description: String { "energy at \(energy) Hz, waveform at \(waveform ?? energy) Hz" }
     }
 
     func testFrontEndMatchesReferenceAtEveryGroupLength() {
@@ -86,32 +104,46 @@ final class EnvelopeStageTests: XCTestCase {
             let x = TestSignals.flutter(sampleRate: sampleRate, duration: 0.5, pitch: { _ in 23 }, noiseDB: -20)
                 .enumerated().map { $1 + Float(0.05 * sin(Double($0) * 0.001)) }
             for memory in [0.0, 0.02, 0.1] {
-                let front = AudioEnergyFrontEnd(
-                    sampleRate: sampleRate, highPassCutoff: 250, energyRate: 980, analysisRate: 14000, whiteningTime: memory)
-                let found = energies(x, sampleRate: sampleRate, chunk: x.count, whiteningTime: memory)
-                for (name, values, reference) in [
-                    ("plain", found.plain, referenceEnergies(x, sampleRate: sampleRate, front: front)),
-                    ("whitened", found.whitened, referenceEnergies(x, sampleRate: sampleRate, front: front, whiteningTime: memory)),
-                    ("waveform", found.waveform, referenceEnergies(x, sampleRate: sampleRate, front: front, waveform: true)),
-                ] {
-                    XCTAssertEqual(values.count, reference.count, "\(sampleRate) Hz")
-                    let scale = reference.map(abs).max() ?? 1
-                    let worst = zip(values, reference).map { abs(Double($0) - $1) }.max() ?? .infinity
-                    XCTAssertLessThan(worst, 1e-5 * scale, "\(sampleRate) Hz, group of \(front.groupLength), \(name), predictor memory \(memory) s")
+                for rates in [Rates.study, .halved] {
+                    let front = rates.frontEnd(sampleRate: sampleRate, whiteningTime: memory)
+                    let found = energies(x, sampleRate: sampleRate, chunk: x.count, whiteningTime: memory, rates: rates)
+                    for (name, values, reference) in [
+                        ("plain", found.plain, referenceEnergies(x, sampleRate: sampleRate, front: front)),
+                        ("whitened", found.whitened, referenceEnergies(x, sampleRate: sampleRate, front: front, whiteningTime: memory)),
+                        ("waveform", found.waveform, referenceEnergies(x, sampleRate: sampleRate, front: front, waveform: true)),
+                    ] {
+                        let context = "\(sampleRate) Hz, group of \(front.groupLength), \(name), predictor memory \(memory) s, \(rates)"
+                        XCTAssertEqual(values.count, reference.count, context)
+                        let scale = reference.map(abs).max() ?? 1
+                        let worst = zip(values, reference).map { abs(Double($0) - $1) }.max() ?? .infinity
+                        XCTAssertLessThan(worst, 1e-5 * scale, context)
+                    }
                 }
             }
+        }
+    }
+
+    func testFrontEndKeepsTheWaveformAtTheRateAskedFor() {
+        for sampleRate in [8000.0, 16000, 44100, 48000] {
+            let front = Rates.halved.frontEnd(sampleRate: sampleRate, whiteningTime: 0.1)
+            let energyRate = sampleRate / Double(front.blockLength)
+            XCTAssertEqual(front.waveformParts, 2, "\(sampleRate) Hz")
+            XCTAssertEqual(front.analysisBlockLength % front.waveformParts, 0, "\(sampleRate) Hz")
+            XCTAssertEqual(energyRate, 490, accuracy: 490 * 0.05, "\(sampleRate) Hz")
         }
     }
 
     func testFrontEndGivesTheSameBitsWhateverTheSplit() {
         for sampleRate in [22050.0, 44100, 96000] {
             let x = TestSignals.flutter(sampleRate: sampleRate, duration: 0.4, pitch: { _ in 31 }, noiseDB: -10)
-            let whole = energies(x, sampleRate: sampleRate, chunk: x.count)
-            for chunk in [1, 2, 5, 7, 4095, 4097] {
-                let split = energies(x, sampleRate: sampleRate, chunk: chunk)
-                XCTAssertEqual(split.plain, whole.plain, "\(sampleRate) Hz, chunks of \(chunk)")
-                XCTAssertEqual(split.whitened, whole.whitened, "\(sampleRate) Hz, chunks of \(chunk)")
-                XCTAssertEqual(split.waveform, whole.waveform, "\(sampleRate) Hz, chunks of \(chunk)")
+            for rates in [Rates.study, .halved] {
+                let whole = energies(x, sampleRate: sampleRate, chunk: x.count, rates: rates)
+                for chunk in [1, 2, 5, 7, 4095, 4097] {
+                    let split = energies(x, sampleRate: sampleRate, chunk: chunk, rates: rates)
+                    XCTAssertEqual(split.plain, whole.plain, "\(sampleRate) Hz, chunks of \(chunk), \(rates)")
+                    XCTAssertEqual(split.whitened, whole.whitened, "\(sampleRate) Hz, chunks of \(chunk), \(rates)")
+                    XCTAssertEqual(split.waveform, whole.waveform, "\(sampleRate) Hz, chunks of \(chunk), \(rates)")
+                }
             }
         }
     }

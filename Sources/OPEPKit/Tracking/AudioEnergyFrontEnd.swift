@@ -18,11 +18,13 @@
 ///    has few independent samples per flutter cycle. Whitened, the energy is spread over the whole
 ///    band, so it follows the rocker, not the noise's own beating. The plain energy stays the
 ///    sound's level.
-/// 6. Beside them, the high-passed samples' weighted mean over each block and the one before, the
-///    weights rising and falling in a triangle: the waveform itself, low-passed (first null at
-///    the energy rate, 27 dB down at 1.5 kHz and more above, so a rocker's click of 1.5-4 kHz
-///    does not fold into it) and kept with its sign, which the energy loses (``WaveformRepetition``
-///    reads it).
+/// 6. Beside them, the high-passed samples' weighted mean over each part of a block and the one
+///    before, the weights rising and falling in a triangle: the waveform itself, low-passed (first
+///    null at the waveform's rate, 27 dB down at 1.5 times it and more above, so a rocker's click
+///    of 1.5-4 kHz does not fold into it) and kept with its sign, which the energy loses
+///    (``WaveformRepetition`` reads it). A block is cut into the whole number of parts that
+///    brings the waveform's rate nearest to the one asked for (one part when it is the energy
+///    rate; the block's length then a multiple of the parts).
 ///
 /// The seed lists a downsampling "by 45" both before the high-pass and in the block average; two
 /// reductions by 45 would leave ~22 Hz sampling, below the Nyquist rate of a 40 Hz flutter. The
@@ -43,6 +45,10 @@ struct AudioEnergyFrontEnd {
     let groupLength: Int
     /// Analysis samples per energy sample.
     let analysisBlockLength: Int
+    /// Waveform samples per energy sample: the parts a block is cut into.
+    let waveformParts: Int
+    /// Analysis samples per waveform sample.
+    var waveformPartLength: Int { analysisBlockLength / waveformParts }
     /// Input samples per energy sample.
     var blockLength: Int { groupLength * analysisBlockLength }
     /// Moving-average length of the high-pass, in analysis samples (odd).
@@ -79,19 +85,26 @@ struct AudioEnergyFrontEnd {
     private let inverseGroup: Float
     private let inverseAverage: Float
     private let inverseBlock: Float
-    /// The weights of a block's samples, 0, 1, ... `analysisBlockLength - 1`.
+    /// The weights of a part's samples, 0, 1, ... `waveformPartLength - 1`.
     private var ramp: [Float]
-    /// The last block's sum of the high-passed samples, and of them weighted by ``ramp``.
+    /// The last part's sum of the high-passed samples, and of them weighted by ``ramp``.
     private var lastWaveformSums: (plain: Float, ramped: Float) = (0, 0)
 
-    /// - Parameter whiteningTime: the memory of the ``WhiteningPredictor``, in seconds; 0 makes no
-    ///   whitened energy.
-    init(sampleRate: Double, highPassCutoff: Double, energyRate: Double, analysisRate: Double, whiteningTime: Double) {
+    /// - Parameters:
+    ///   - whiteningTime: the memory of the ``WhiteningPredictor``, in seconds; 0 makes no
+    ///     whitened energy.
+    ///   - waveformRate: the rate the waveform is wanted at, in Hz (step 6); the energy rate when nil.
+    init(
+        sampleRate: Double, highPassCutoff: Double, energyRate: Double, analysisRate: Double, whiteningTime: Double,
+        waveformRate: Double? = nil
+    ) {
         groupLength = max(1, Int((sampleRate / analysisRate).rounded(.down)))
         let rate = sampleRate / Double(groupLength)
         let half = max(2, Int((rate / highPassCutoff / 2).rounded()))
         averageLength = 2 * half + 1
-        analysisBlockLength = max(1, Int((rate / energyRate).rounded()))
+        let parts = max(1, Int(((waveformRate ?? energyRate) / energyRate).rounded()))
+        waveformParts = parts
+        analysisBlockLength = parts * max(1, Int((rate / (energyRate * Double(parts))).rounded()))
         delay = Double(half * groupLength)
         batchGroups = max(1, 4096 / groupLength)
         let batch = batchGroups + analysisBlockLength
@@ -104,7 +117,7 @@ struct AudioEnergyFrontEnd {
         inverseGroup = 1 / Float(groupLength)
         inverseAverage = 1 / (Float(averageLength) * Self.scale)
         inverseBlock = 1 / Float(analysisBlockLength)
-        ramp = (0..<analysisBlockLength).map(Float.init)
+        ramp = (0..<(analysisBlockLength / parts)).map(Float.init)
     }
 
     mutating func reset() {
@@ -121,9 +134,10 @@ struct AudioEnergyFrontEnd {
     /// The most energy samples one call can produce for `sampleCount` samples.
     func capacity(for sampleCount: Int) -> Int { sampleCount / blockLength + 2 }
 
-    /// Processes a chunk, writing every completed block's mean square to `energies`, that of its
-    /// whitened samples to `whitenedEnergies` and its waveform (step 6) to `waveform` (each with room for
-    /// ``capacity(for:)`` values); returns how many blocks were written.
+    /// Processes a chunk, writing every completed block's mean square to `energies` and that of
+    /// its whitened samples to `whitenedEnergies` (each with room for ``capacity(for:)`` values),
+    /// and its ``waveformParts`` waveform samples (step 6) to `waveform` (room for that many times
+    /// as many); returns how many blocks were written.
     mutating func process(
         _ samples: UnsafeBufferPointer<Float>, into energies: UnsafeMutablePointer<Float>,
         whitened whitenedEnergies: UnsafeMutablePointer<Float>, waveform: UnsafeMutablePointer<Float>
@@ -143,13 +157,13 @@ struct AudioEnergyFrontEnd {
                 swap(&complete, &group)
                 complete.withUnsafeBufferPointer { if let first = $0.baseAddress { convert(first, groups: 1) } }
                 swap(&complete, &group)
-                written += filter(into: energies + written, whitened: whitenedEnergies + written, waveform: waveform + written)
+                written += filter(into: energies + written, whitened: whitenedEnergies + written, waveform: waveform + written * waveformParts)
             }
         }
         while count - i >= r {
             let groups = min(batchGroups, (count - i) / r)
             convert(base + i, groups: groups)
-            written += filter(into: energies + written, whitened: whitenedEnergies + written, waveform: waveform + written)
+            written += filter(into: energies + written, whitened: whitenedEnergies + written, waveform: waveform + written * waveformParts)
             i += groups * r
         }
         while i < count {
@@ -238,8 +252,8 @@ struct AudioEnergyFrontEnd {
     /// were written.
     ///
     /// Two straight passes, the running integer sum (serial, but one integer add per sample) and
-    /// the high-passed samples (vectorised), then one pass per block for all its sums
-    /// (``blockSums(_:_:count:)``). The whitened energy is made of a block's sums (see
+    /// the high-passed samples (vectorised), then one pass per part of a block for all its sums
+    /// (``blockSums(_:_:count:)``), the block's added part by part. The whitened energy is made of a block's sums (see
     /// ``WhiteningPredictor/errorEnergy(_:)``).
     private mutating func filter(
         into output: UnsafeMutablePointer<Float>, whitened whitenedOutput: UnsafeMutablePointer<Float>,
@@ -261,12 +275,21 @@ struct AudioEnergyFrontEnd {
                     }
                     let centre = line + (length &- lag)
                     for i in 0..<count { y[i] = Float(centre[i]) * inverseScale - y[i] * inverseLength }
-                    let blockLength = Float(block), inverseSquare = inverseB * inverseB
+                    let parts = waveformParts, part = block / parts
+                    let partLength = Float(part), inversePart = 1 / partLength, inverseSquare = inversePart * inversePart
                     for b in 0..<blocks {
                         let f = b &* block, l = f &+ block &- 1
-                        let sums = Self.blockSums(y + f, ramp, count: block)
-                        waveform[b] = (last.ramped + last.plain + blockLength * sums.sum - sums.ramped) * inverseSquare
+                        var sums = Self.blockSums(y + f, ramp, count: part)
+                        waveform[b &* parts] = (last.ramped + last.plain + partLength * sums.sum - sums.ramped) * inverseSquare
                         last = (sums.sum, sums.ramped)
+                        for p in 1..<parts {
+                            let next = Self.blockSums(y + f + p &* part, ramp, count: part)
+                            waveform[b &* parts &+ p] = (last.ramped + last.plain + partLength * next.sum - next.ramped) * inverseSquare
+                            last = (next.sum, next.ramped)
+                            sums.energy += next.energy
+                            sums.lag1 += next.lag1
+                            sums.lag2 += next.lag2
+                        }
                         output[b] = sums.energy * inverseB
                         guard var whitening = predictor else {
                             whitenedOutput[b] = output[b]

@@ -451,12 +451,13 @@ public struct FlutterPitchTracker {
         let fs = configuration.sampleRate
         frontEnd = AudioEnergyFrontEnd(
             sampleRate: fs, highPassCutoff: configuration.highPassCutoff, energyRate: configuration.energyRate,
-            analysisRate: configuration.analysisRate, whiteningTime: configuration.whiteningTime)
+            analysisRate: configuration.analysisRate, whiteningTime: configuration.whiteningTime,
+            waveformRate: configuration.waveformRepetition > 0 ? WaveformRepetition.rate : nil)
         blockLength = frontEnd.blockLength
         let maximumBlock = frontEnd.capacity(for: Self.sliceLength)
         energies = [Float](repeating: 0, count: maximumBlock)
         plainEnergies = energies
-        waveforms = energies
+        waveforms = [Float](repeating: 0, count: maximumBlock * frontEnd.waveformParts)
         let fe = fs / Double(blockLength)
         energyRate = fe
         hop = max(1, Int((configuration.frameInterval * fe).rounded()))
@@ -494,7 +495,8 @@ public struct FlutterPitchTracker {
             timeConstant: configuration.evidenceTime, octaveShare: configuration.octaveShare)
         waveform = configuration.waveformRepetition > 0
             ? WaveformRepetition(
-                minimum: configuration.waveformRepetition, sampleRate: fe, spanLength: spanLength, delay: plain.delay,
+                minimum: configuration.waveformRepetition, sampleRate: fe * Double(frontEnd.waveformParts),
+                parts: frontEnd.waveformParts, spanLength: spanLength, delay: plain.delay,
                 checkInterval: Double(acquisitionFrames) * frameInterval, tolerance: configuration.consistency)
             : nil
         studyPeriods = StudyPeriodAverage(decayRate: configuration.decayRate)

@@ -11,8 +11,8 @@
 /// not. The waveform keeps the sign the energy loses: it repeats at the cycle and is inverted at
 /// half of it.
 ///
-/// So the tracker keeps the high-passed audio low-passed at the energy rate
-/// (``AudioEnergyFrontEnd``, step 6), aligned with the envelope's span, and takes twice a period
+/// So the tracker keeps the high-passed audio low-passed at ``rate`` (980 Hz, a whole multiple of
+/// the energy rate: ``AudioEnergyFrontEnd``, step 6), aligned with the envelope's span, and takes twice a period
 /// the envelope gave when the waveform's Pearson correlation (``LaggedCorrelation``, linear
 /// between the two lags around a fractional one) reaches `minimum` (default 0.5) at twice the
 /// period and at most `-minimum` at the period itself (inverted after half a cycle: a waveform
@@ -28,17 +28,24 @@
 struct WaveformRepetition {
     /// The correlation at twice the period that makes the period twice as long.
     let minimum: Double
-    /// Samples in a span.
+    /// Waveform samples per energy sample.
+    let parts: Int
+    /// Waveform samples in a span.
     let spanLength: Int
-    /// The shortest fraction of twice the period checked, in samples.
+    /// The shortest fraction of twice the period checked, in waveform samples.
     let shortestLag: Int
-    /// Samples from the waveform to the envelope made of the same audio.
+    /// Waveform samples from the waveform to the envelope made of the same audio.
     let delay: Int
     /// The waveform, each sample written twice (at its slot and one ring further) so that any
     /// span is contiguous.
     private var ring: [Float]
     private let mask: Int
 
+    /// The rate the waveform is kept at, in Hz: the study's energy rate. Low-passed with its first
+    /// null there, a rocker's click (1.5-4 kHz) does not fold into it, and a buzz keeps the shape
+    /// its octave is read from; where the energy rate is lower, the front end keeps several
+    /// waveform samples per energy sample.
+    static let rate = 980.0
     /// The shortest repetition of a waveform looked for below twice a period, in seconds: hum at
     /// 50 or 60 Hz and its harmonics, a voice's pitch up to 330 Hz.
     static let shortestPeriod = 0.003
@@ -56,18 +63,21 @@ struct WaveformRepetition {
     private var shownCycle: Double?
 
     /// - Parameters:
-    ///   - sampleRate: the rate of the waveform (the energy rate), in Hz.
-    ///   - delay: samples from an energy sample to the envelope made of it (``EnvelopeView/delay``).
+    ///   - sampleRate: the rate of the waveform, in Hz.
+    ///   - parts: waveform samples per energy sample.
+    ///   - spanLength: energy samples in the envelope's span.
+    ///   - delay: energy samples from an energy sample to the envelope made of it (``EnvelopeView/delay``).
     ///   - checkInterval: the time between two checks of the waveform, in seconds.
     ///   - tolerance: see ``tolerance``.
-    init(minimum: Double, sampleRate: Double, spanLength: Int, delay: Int, checkInterval: Double, tolerance: Double) {
+    init(minimum: Double, sampleRate: Double, parts: Int, spanLength: Int, delay: Int, checkInterval: Double, tolerance: Double) {
         self.minimum = minimum
         self.tolerance = tolerance
         persistenceChecks = max(1, Int((Self.persistence / checkInterval).rounded(.up)))
-        self.spanLength = spanLength
-        self.delay = delay
+        self.parts = parts
+        self.spanLength = spanLength * parts
+        self.delay = delay * parts
         shortestLag = max(2, Int((Self.shortestPeriod * sampleRate).rounded()))
-        let capacity = ringLength(atLeast: spanLength + delay + 1, smallest: 16)
+        let capacity = ringLength(atLeast: self.spanLength + self.delay + parts, smallest: 16)
         ring = [Float](repeating: 0, count: 2 * capacity)
         mask = capacity - 1
     }
@@ -78,15 +88,16 @@ struct WaveformRepetition {
         shownCycle = nil
     }
 
-    /// Appends `count` waveform samples from `offset` in `block`, the first at energy sample
-    /// `first`.
+    /// Appends the waveform samples of `count` energy samples from energy sample `offset` in
+    /// `block`, the first at energy sample `first`.
     mutating func append(_ block: UnsafePointer<Float>, from offset: Int, count: Int, at first: Int) {
-        let mask = mask, capacity = mask + 1
+        let mask = mask, capacity = mask + 1, parts = parts
+        let start = first &* parts, source = block + offset &* parts
         ring.withUnsafeMutableBufferPointer { ring in
-            for i in 0..<count {
-                let slot = (first &+ i) & mask
-                ring[slot] = block[offset &+ i]
-                ring[slot &+ capacity] = block[offset &+ i]
+            for i in 0..<(count &* parts) {
+                let slot = (start &+ i) & mask
+                ring[slot] = source[i]
+                ring[slot &+ capacity] = source[i]
             }
         }
     }
@@ -109,10 +120,14 @@ struct WaveformRepetition {
         return 2 * period
     }
 
-    /// ``cycle(for:span:longest:)`` for the span ending at energy sample `newest`.
+    /// ``cycle(for:span:longest:)`` for the span ending at energy sample `newest`, in energy
+    /// samples.
     private func cycle(for period: Double, endingAt newest: Int, longest: Double) -> Double? {
-        let start = (newest &- delay &- spanLength &+ 1) & mask
-        return ring.withUnsafeBufferPointer { ring in cycle(for: period, span: ring.baseAddress! + start, longest: longest) }
+        let scale = Double(parts)
+        let start = ((newest &+ 1) &* parts &- delay &- spanLength) & mask
+        return ring.withUnsafeBufferPointer { ring in
+            cycle(for: period * scale, span: ring.baseAddress! + start, longest: longest * scale).map { $0 / scale }
+        }
     }
 
     /// The buzz's cycle the waveform shows for `period`: twice the period, or the period itself,
