@@ -1,7 +1,7 @@
 import Foundation
 
 /// A plain session composed from test signals: room noise, then per breath a soft inhalation,
-/// a hold and a flutter exhalation; huff coughs (loud unmodulated bursts) after each set.
+/// a hold and a flutter exhalation, the room going on under all of it; huff coughs (loud unmodulated bursts) after each set.
 struct TestSession {
     struct Exhalation { var start: Double; var end: Double; var pitch: Double }
     var samples: [Float] = []
@@ -16,7 +16,8 @@ struct TestSession {
         for set in 0..<sets {
             for b in 0..<breathsPerSet {
                 var inhale = TestSignals.noise(sampleRate: sampleRate, duration: 1, rms: 0.004, seed: rng.next())
-                for i in inhale.indices { inhale[i] *= Float(sin(.pi * Double(i) / Double(inhale.count))) }
+                let underInhale = room(1)
+                for i in inhale.indices { inhale[i] = inhale[i] * Float(sin(.pi * Double(i) / Double(inhale.count))) + underInhale[i] }
                 append(inhale)
                 append(room(2))
                 let pitch = pitches[(set * breathsPerSet + b) % pitches.count]
