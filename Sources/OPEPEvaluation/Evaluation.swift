@@ -79,6 +79,11 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var breathsFound: Int
     /// Found breaths that overlap a true breath one-to-one.
     public var breathsMatched: Int
+    /// Median and largest |start of a found breath − start of the true breath it matched| over the
+    /// matched breaths, in seconds (nil without any): how well the breaths' starts follow the
+    /// exhalations' own sound, whenever the tracker first hears the flutter.
+    public var medianStartError: Double?
+    public var worstStartError: Double?
     /// Start times (s) of true breaths no found breath matched.
     public var missedBreaths: [Double]
     /// Start times (s) of found breaths that match no true breath.
@@ -219,6 +224,9 @@ public enum Evaluator {
             unmeasuredFlutter: score.unmeasuredFlutter, warningsDuringFlutter: score.warningsDuringFlutter, warningsOutside: score.warningsOutside,
             warningsRaisedDuringFlutter: score.warningsRaisedDuringFlutter, drawnCauses: DrawnCauses.of(evaluationCase.simulation), misses: [])
         let huffs = run.events.filter { $0.kind == .huffCough }.map { (start: $0.time, end: $0.time + ($0.duration ?? 0)) }
+        let startErrors = matching.startDifferences.map(abs)
+        result.medianStartError = quantile(startErrors, 0.5)
+        result.worstStartError = startErrors.max()
         result.huffsTrue = truth.huffs.count
         result.huffsFound = huffs.count
         let huffMatching = matchSpans(found: huffs, truth: truth.huffs.map { (start: $0.start, end: $0.end) })
@@ -303,18 +311,22 @@ public enum Evaluator {
     }
 
     /// Breaths matched one-to-one with true breaths they overlap, in time order, with the start
-    /// times of the true breaths left unmatched and of the found ones that match nothing.
-    static func match(found: [Breath], truth: [TrueBreath]) -> (pairs: Int, missed: [Double], extra: [Double]) {
+    /// times of the true breaths left unmatched and of the found ones that match nothing, and each
+    /// pair's found start less its true start.
+    static func match(
+        found: [Breath], truth: [TrueBreath]
+    ) -> (pairs: Int, missed: [Double], extra: [Double], startDifferences: [Double]) {
         matchSpans(found: found.map { (start: $0.start, end: $0.end) }, truth: truth.map { (start: $0.start, end: $0.end) })
     }
 
     /// Found spans of time (breaths, huff coughs) matched one-to-one with true ones they overlap,
     /// both in time order, with the starts of the true ones left unmatched and of the found ones
-    /// that match nothing.
+    /// that match nothing, and each pair's found start less its true start.
     static func matchSpans(
         found: [(start: Double, end: Double)], truth: [(start: Double, end: Double)]
-    ) -> (pairs: Int, missed: [Double], extra: [Double]) {
+    ) -> (pairs: Int, missed: [Double], extra: [Double], startDifferences: [Double]) {
         var pairs = 0
+        var startDifferences: [Double] = []
         var matchedTruth = Set<Int>()
         var extra: [Double] = []
         var next = 0
@@ -325,11 +337,12 @@ public enum Evaluator {
                 continue
             }
             pairs += 1
+            startDifferences.append(breath.start - truth[next].start)
             matchedTruth.insert(next)
             next += 1
         }
         let missed = truth.indices.filter { !matchedTruth.contains($0) }.map { truth[$0].start }
-        return (pairs, missed, extra)
+        return (pairs, missed, extra, startDifferences)
     }
 }
 

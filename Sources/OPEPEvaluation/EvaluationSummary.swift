@@ -54,6 +54,10 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     public var falseReports: Spread?
     /// Each case's median time from flutter onset to the gauge's first pitch, in seconds.
     public var gaugeDelay: Spread?
+    /// Each case's median and largest error of a matched breath's start, in seconds
+    /// (``EvaluationResult/medianStartError``).
+    public var startError: Spread?
+    public var worstStartError: Spread?
     /// Each case's share of live frames outside exhalations in which the gauge showed a pitch, and
     /// of the gauge's pitches during the flutter more than 20 % off.
     public var gaugeFalseReports: Spread?
@@ -102,6 +106,8 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         breathsTrue = results.reduce(0) { $0 + $1.breathsTrue }
         falseReports = Spread(results.map { ($0.name, $0.falseReports) }, higherIsBetter: false)
         gaugeDelay = Spread(results.map { ($0.name, $0.gaugeDelay) }, higherIsBetter: false)
+        startError = Spread(results.map { ($0.name, $0.medianStartError) }, higherIsBetter: false)
+        worstStartError = Spread(results.map { ($0.name, $0.worstStartError) }, higherIsBetter: false)
         gaugeFalseReports = Spread(results.map { ($0.name, $0.gaugeFalseReports) }, higherIsBetter: false)
         gaugeGrossErrors = Spread(results.map { ($0.name, $0.gaugeGrossErrors) }, higherIsBetter: false)
         worstCase = results.max { a, b in

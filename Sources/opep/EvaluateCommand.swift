@@ -236,6 +236,8 @@ enum EvaluationTable {
         line("gauge s", s.gaugeDelay, { fixed($0, 2) }, higherIsBetter: false)
         line("gauge false", s.gaugeFalseReports, percent, higherIsBetter: false)
         line("gauge gross", s.gaugeGrossErrors, percent, higherIsBetter: false)
+        line("start s", s.startError, { fixed($0, 2) }, higherIsBetter: false)
+        line("start worst", s.worstStartError, { fixed($0, 2) }, higherIsBetter: false)
         return lines.joined(separator: "\n")
     }
 

@@ -13,6 +13,8 @@ final class MatchTests: XCTestCase {
         XCTAssertEqual(matching.pairs, 3)
         XCTAssertEqual(matching.missed, [])
         XCTAssertEqual(matching.extra, [])
+        XCTAssertEqual(matching.startDifferences.count, 3)
+        for (found, expected) in zip(matching.startDifferences, [0.2, 0.1, -0.2]) { XCTAssertEqual(found, expected, accuracy: 1e-9) }
     }
 
     func testMissedBreath() {

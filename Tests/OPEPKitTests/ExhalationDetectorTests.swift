@@ -160,7 +160,29 @@ final class ExhalationDetectorTests: XCTestCase {
         let long = try decisions([.silence(2), .soundWithoutFlutter(0.8), tail(3, levelDB: -35), .silence(2)])
         XCTAssertEqual(count(long).ended, 1, "the loud part over 1 s back")
         guard case let .exhalationStarted(first) = long.first else { return XCTFail("no start") }
-        XCTAssertEqual(first, 340, "its flutter counted from 3.8 s, once the loud part lay 1 s back; the breath starts 0.4 s before")
+        XCTAssertEqual(
+            first, 289, "its flutter counted from 3.8 s, once the loud part lay 1 s back, and confirmed at 3.89 s; the breath is "
+                + "reported from as far back as the sound's wait of 1 s goes, all of it above the flutter's level less 12 dB")
+    }
+
+    /// The tracker first hears a flutter 0.2-1 s after the rocker opens, by chance. The exhalation
+    /// is reported from where its sound rose to within `releaseDropDB` (12 dB) of the flutter's
+    /// level, whenever the flutter came (it was 0.4 s before the flutter, no earlier); a quieter
+    /// sound before it, an inhalation or a voice across the room, is left out.
+    func testAnExhalationStartsWhereItsSoundRoseWheneverItsFlutterIsHeard() throws {
+        for lead in [0.3, 0.6, 0.9] {
+            let late = try decisions([.silence(2), .soundWithoutFlutter(lead), .flutter(2), .silence(2)])
+            guard case let .exhalationStarted(first) = late.first else {
+                XCTFail("no start with the flutter \(lead) s into the sound")
+                continue
+            }
+            XCTAssertEqual(first, 200, "the flutter heard \(lead) s into the sound")
+        }
+        let quieterBefore = try decisions([
+            .silence(2), Span(seconds: 0.5, levelDB: -40, pitched: false), .soundWithoutFlutter(0.6), .flutter(2), .silence(2),
+        ])
+        guard case let .exhalationStarted(first) = quieterBefore.first else { return XCTFail("no start after a quieter sound") }
+        XCTAssertEqual(first, 250, "the sound 20 dB under the flutter's level is left out")
     }
 
     /// A breath in a loud room: its flutter is heard throughout, but its level crosses the start

@@ -14,8 +14,12 @@
 /// `onMarginDB` over the floor or, once exhalations have been heard, `offMarginDB` over it and no
 /// more than `releaseDropDB` under their mean level: in a room with music or a television the floor
 /// rises, and a breath standing 5-10 dB over it crosses the start margin only now and then while
-/// its flutter is heard throughout. The exhalation starts where the sound did, but no earlier than
-/// `onsetAllowance` before the flutter that confirmed it. It ends when the level has been gone for
+/// its flutter is heard throughout. The exhalation is reported from where its sound rose to within
+/// `releaseDropDB` of the level of the flutter that confirmed it (back as far as the sound, which
+/// waits at most `maximumConfirmDelay` for its flutter): the tracker first hears a flutter 0.2-1 s
+/// after the rocker opens, by chance, and an exhalation's own sound does not wait for it. Its
+/// decisions count from where the sound did, but no earlier than `onsetAllowance` before the
+/// flutter that confirmed it. It ends when the level has been gone for
 /// `hangover`, or the flutter for `flutterGap` (an exhalation is one sound through the device: the
 /// flutter can fade for a moment while the air keeps flowing), at the last frame that had both. An
 /// exhalation shorter than `minimumBreath` to that frame is withdrawn (a flutter heard on after the
@@ -61,8 +65,9 @@ public struct ExhalationDetector {
         public var confirmDuration: Double = 0.1
         /// Shortest exhalation, in seconds (default 0.5).
         public var minimumDuration: Double = 0.5
-        /// How long before its confirming flutter an exhalation may start, in seconds (default 0.4:
-        /// the tracker reports a flutter about 0.25 s after it begins).
+        /// How long before its confirming flutter an exhalation's decisions (its length, the share
+        /// of it heard) may count from, in seconds (default 0.4: the tracker reports a flutter about
+        /// 0.25 s after it begins). The exhalation reported starts where its sound rose.
         public var onsetAllowance: Double = 0.4
         /// Longest wait from the start of a sound to its confirmation, in seconds (default 1); a
         /// sound that has not fluttered by then is taken to start this long ago, so that a breath
@@ -191,7 +196,9 @@ public struct ExhalationDetector {
     public let configuration: Configuration
     /// Spacing of the frames in seconds.
     public let frameInterval: Double
-    /// The furthest back, in frames, that a decision can refer.
+    /// The furthest back, in frames, that a decision can refer: an exhalation withdrawn
+    /// `hangover` after its `minimumBreath` refers back to where its sound rose, which may lie
+    /// `maximumConfirmDelay` before its flutter.
     public let decisionDelay: Int
     /// The furthest back, in frames, that the first frame of a huff cough or an inhalation can lie:
     /// the longest inhalation or huff (`inhalationDurations`, `huffDurations`) and the `hangover`
@@ -238,6 +245,8 @@ public struct ExhalationDetector {
         var peakLevel: Double
         var floorLevel: Double
         var exhaling = false
+        /// The exhalation's first frame as reported: where its sound rose to the flutter's level.
+        var reportedFirst = 0
         var firstPitched = 0
         var heardFrames = 0
         var heardRun = 0
@@ -302,7 +311,7 @@ public struct ExhalationDetector {
         minimumBreathFrames = Int((configuration.minimumBreath / frameInterval).rounded())
         onsetFrames = frames(configuration.onsetAllowance)
         longSoundFrames = Int((configuration.longSound / frameInterval).rounded())
-        decisionDelay = max(maximumConfirmFrames + hangoverFrames, flutterGapFrames, minimumBreathFrames + hangoverFrames) + 1
+        decisionDelay = max(flutterGapFrames, maximumConfirmFrames + minimumBreathFrames + hangoverFrames) + 1
         let longestSound = max(configuration.huffDurations.upperBound, configuration.inhalationDurations.upperBound)
         soundReach = max(decisionDelay, Int((longestSound / frameInterval).rounded(.up)) + hangoverFrames + 1)
         loudness = LoudestStretch(reach: soundReach)
@@ -377,7 +386,7 @@ public struct ExhalationDetector {
                 && Double(current.heardFrames) < heardShareNeeded * Double(i - current.firstPitched + 1)
             if unheard || (quiet || i - current.lastPitched > hangoverFrames) && current.isShort(than: minimumBreathFrames) {
                 sound = quiet ? nil : Self.continuation(of: current, at: i, levelDB: levelDB, floorLevel: floorLevel)
-                return .exhalationWithdrawn(first: current.first)
+                return .exhalationWithdrawn(first: current.reportedFirst)
             }
             if quiet || i - current.lastPitched > flutterGapFrames {
                 sound = nil
@@ -391,9 +400,12 @@ public struct ExhalationDetector {
             current.exhaling = true
             current.firstPitched = i - current.pitchedRun + 1
             current.heardFrames = current.heardRun
+            current.reportedFirst = loudness.runStart(
+                endingAt: current.firstPitched, notBefore: current.first,
+                atLeast: (current.meanPitchedLevel ?? levelDB) - configuration.releaseDropDB)
             current.first = max(current.first, current.firstPitched - onsetFrames)
             sound = current
-            return .exhalationStarted(first: current.first)
+            return .exhalationStarted(first: current.reportedFirst)
         } else if i - current.lastLoud > hangoverFrames {
             sound = nil
             if current.loudFrames >= longSoundFrames { longSoundsWithoutFlutter += 1 }
@@ -424,7 +436,7 @@ public struct ExhalationDetector {
         guard let current = sound else { return nil }
         sound = nil
         if current.exhaling {
-            if current.isShort(than: minimumBreathFrames) { return .exhalationWithdrawn(first: current.first) }
+            if current.isShort(than: minimumBreathFrames) { return .exhalationWithdrawn(first: current.reportedFirst) }
             return .exhalationEnded(last: min(current.lastPitched, current.lastLoud))
         }
         return classify(current)

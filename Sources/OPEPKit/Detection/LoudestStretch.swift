@@ -43,6 +43,16 @@ struct LoudestStretch {
         return peak
     }
 
+    /// The first frame of the run of frames at or above `levelDB` that ends at frame `last`, going
+    /// back no further than frame `first` (nor than the frames held); `last` itself when the frame
+    /// before it lies below.
+    func runStart(endingAt last: Int, notBefore first: Int, atLeast levelDB: Double) -> Int {
+        let earliest = max(first, count - reach, 0)
+        var start = last
+        while start > earliest, levels[(start - 1) & mask] >= levelDB { start -= 1 }
+        return start
+    }
+
     /// The loudest stretch of frames `first...last` (those not recorded yet or older than `reach`
     /// frames left out): from the first to the last frame within `marginDB` of the peak among
     /// them; nil when no frame asked about is held.
