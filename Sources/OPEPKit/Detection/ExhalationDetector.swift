@@ -247,6 +247,9 @@ public struct ExhalationDetector {
         var exhaling = false
         /// The exhalation's first frame as reported: where its sound rose to the flutter's level.
         var reportedFirst = 0
+        /// The earliest frame the reported start may reach: the sound's first, or, for the sound
+        /// going on after a withdrawn exhalation, that exhalation's reported first.
+        var riseLimit: Int? = nil
         var firstPitched = 0
         var heardFrames = 0
         var heardRun = 0
@@ -401,7 +404,8 @@ public struct ExhalationDetector {
             current.firstPitched = i - current.pitchedRun + 1
             current.heardFrames = current.heardRun
             current.reportedFirst = loudness.runStart(
-                endingAt: current.firstPitched, notBefore: current.first,
+                endingAt: current.firstPitched,
+                notBefore: max(current.firstPitched - maximumConfirmFrames, min(current.first, current.riseLimit ?? current.first)),
                 atLeast: (current.meanPitchedLevel ?? levelDB) - configuration.releaseDropDB)
             current.first = max(current.first, current.firstPitched - onsetFrames)
             sound = current
@@ -428,7 +432,9 @@ public struct ExhalationDetector {
     /// sound last became loud after the withdrawn flutter (no later than now).
     private static func continuation(of withdrawn: Sound, at i: Int, levelDB: Double, floorLevel: Double) -> Sound {
         let first = min(i, max(withdrawn.loudSince, withdrawn.lastPitched + 1))
-        return Sound(first: first, began: first, lastLoud: i, loudSince: first, lastPitched: first - 1, peakLevel: levelDB - floorLevel, floorLevel: floorLevel)
+        var sound = Sound(first: first, began: first, lastLoud: i, loudSince: first, lastPitched: first - 1, peakLevel: levelDB - floorLevel, floorLevel: floorLevel)
+        sound.riseLimit = withdrawn.reportedFirst
+        return sound
     }
 
     /// Ends the stream: closes an exhalation or a sound still under way.
