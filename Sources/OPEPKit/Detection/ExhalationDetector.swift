@@ -15,13 +15,14 @@
 /// more than `releaseDropDB` under their mean level: in a room with music or a television the floor
 /// rises, and a breath standing 5-10 dB over it crosses the start margin only now and then while
 /// its flutter is heard throughout. The exhalation is reported from where its sound rose to within
-/// `releaseDropDB` of the level of the flutter that confirmed it (back as far as the sound, which
-/// waits at most `maximumConfirmDelay` for its flutter): the tracker first hears a flutter 0.2-1 s
-/// after the rocker opens, by chance, and an exhalation's own sound does not wait for it. Its
-/// decisions count from where the sound did, but no earlier than `onsetAllowance` before the
-/// flutter that confirmed it. It ends when the level has been gone for
-/// `hangover`, or the flutter for `flutterGap` (an exhalation is one sound through the device: the
-/// flutter can fade for a moment while the air keeps flowing), at the last frame that had both. An
+/// `releaseDropDB` of the level of the flutter that confirmed it (back as far as the sound, or a
+/// chance exhalation withdrawn before it in the same sound, and at most `maximumConfirmDelay`
+/// before the flutter): the tracker first hears a flutter 0.2-1 s after the rocker opens, by
+/// chance, and an exhalation's own sound does not wait for it. Its decisions count from where the
+/// sound did, but no earlier than `onsetAllowance` before the flutter that confirmed it. It ends
+/// when the level has been gone for `hangover`, or the flutter for `flutterGap` (an exhalation is
+/// one sound through the device: the flutter can fade for a moment while the air keeps flowing), at
+/// the last frame that had both. An
 /// exhalation shorter than `minimumBreath` to that frame is withdrawn (a flutter heard on after the
 /// level has gone, from a room's own periodicity, does not lengthen it): no breath through the
 /// device is that short, while speech, music and plain breathing can beat in the band for a moment;
@@ -247,8 +248,8 @@ public struct ExhalationDetector {
         var exhaling = false
         /// The exhalation's first frame as reported: where its sound rose to the flutter's level.
         var reportedFirst = 0
-        /// The earliest frame the reported start may reach: the sound's first, or, for the sound
-        /// going on after a withdrawn exhalation, that exhalation's reported first.
+        /// For the sound going on after a withdrawn exhalation, that exhalation's reported first:
+        /// as far back as this one's reported start may reach (nil: the sound's first).
         var riseLimit: Int? = nil
         var firstPitched = 0
         var heardFrames = 0
