@@ -264,6 +264,7 @@ struct AudioEnergyFrontEnd {
         let length = averageLength, lag = averageLength / 2
         let inverseScale = 1 / Self.scale, inverseLength = inverseAverage, inverseB = inverseBlock
         var s = sum, predictor = predictor, last = lastWaveformSums
+        let parts = waveformParts, part = waveformPartLength
         line.withUnsafeMutableBufferPointer { buffer in
             guard let line = buffer.baseAddress else { return }
             highPassed.withUnsafeMutableBufferPointer { history in
@@ -275,28 +276,25 @@ struct AudioEnergyFrontEnd {
                     }
                     let centre = line + (length &- lag)
                     for i in 0..<count { y[i] = Float(centre[i]) * inverseScale - y[i] * inverseLength }
-                    let parts = waveformParts, part = block / parts
                     let partLength = Float(part), inversePart = 1 / partLength, inverseSquare = inversePart * inversePart
                     for b in 0..<blocks {
                         let f = b &* block, l = f &+ block &- 1
-                        var sums = Self.blockSums(y + f, ramp, count: part)
-                        waveform[b &* parts] = (last.ramped + last.plain + partLength * sums.sum - sums.ramped) * inverseSquare
-                        last = (sums.sum, sums.ramped)
-                        for p in 1..<parts {
-                            let next = Self.blockSums(y + f + p &* part, ramp, count: part)
-                            waveform[b &* parts &+ p] = (last.ramped + last.plain + partLength * next.sum - next.ramped) * inverseSquare
-                            last = (next.sum, next.ramped)
-                            sums.energy += next.energy
-                            sums.lag1 += next.lag1
-                            sums.lag2 += next.lag2
+                        var energy: Float = 0, lag1: Float = 0, lag2: Float = 0
+                        for p in 0..<parts {
+                            let sums = Self.blockSums(y + f + p &* part, ramp, count: part)
+                            waveform[b &* parts &+ p] = (last.ramped + last.plain + partLength * sums.sum - sums.ramped) * inverseSquare
+                            last = (sums.sum, sums.ramped)
+                            energy += sums.energy
+                            lag1 += sums.lag1
+                            lag2 += sums.lag2
                         }
-                        output[b] = sums.energy * inverseB
+                        output[b] = energy * inverseB
                         guard var whitening = predictor else {
                             whitenedOutput[b] = output[b]
                             continue
                         }
                         let blockSums = WhiteningPredictor.BlockSums(
-                            energy: sums.energy, lag1: sums.lag1, lag2: sums.lag2,
+                            energy: energy, lag1: lag1, lag2: lag2,
                             before: (y[f &- 1] * y[f &- 1], y[f &- 2] * y[f &- 2], y[f &- 1] * y[f &- 2]),
                             last: (y[l] * y[l], y[l &- 1] * y[l &- 1], y[l] * y[l &- 1]))
                         whitenedOutput[b] = whitening.errorEnergy(blockSums) * inverseB
