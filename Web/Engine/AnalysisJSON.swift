@@ -71,6 +71,7 @@ enum AnalysisJSON {
             ("whitening_time", .number(t.whiteningTime)),
             ("energy_rate", .number(t.energyRate)),
             ("analysis_rate", .number(t.analysisRate)),
+            ("longest_click", .number(t.longestClick)),
             ("smoothing_fraction", .number(t.smoothingFraction)),
             ("envelope", .string(t.envelope.rawValue)),
             ("frame_interval", .number(t.frameInterval)),

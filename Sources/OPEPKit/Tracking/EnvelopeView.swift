@@ -9,6 +9,7 @@
 /// Processing allocates nothing; ``process(_:count:)`` takes blocks of up to `maximumBlock`.
 struct EnvelopeView {
     let envelope: FlutterPitchTracker.Envelope
+    private var clicks: ClickSuppressor
     private var smoother: GaussianSmoother
     private var levelAverage: MovingAverageHighPass
     private var detrender: MovingAverageHighPass
@@ -36,8 +37,12 @@ struct EnvelopeView {
     ///   - sigma: the Gaussian smoother's σ, in energy samples.
     ///   - detrendHalfLength: half the moving average's length, in energy samples.
     ///   - spanLength: the longest span read.
-    init(envelope: FlutterPitchTracker.Envelope, sigma: Double, detrendHalfLength: Int, spanLength: Int, maximumBlock: Int) {
+    init(
+        envelope: FlutterPitchTracker.Envelope, clicks: ClickSuppressor, sigma: Double, detrendHalfLength: Int, spanLength: Int,
+        maximumBlock: Int
+    ) {
         self.envelope = envelope
+        self.clicks = clicks
         smoother = GaussianSmoother(sigma: sigma, maximumBlock: maximumBlock)
         detrender = MovingAverageHighPass(halfLength: detrendHalfLength, maximumBlock: maximumBlock)
         levelAverage = detrender
@@ -52,6 +57,7 @@ struct EnvelopeView {
     }
 
     mutating func reset() {
+        clicks.reset()
         smoother.reset()
         levelAverage.reset()
         detrender.reset()
@@ -66,6 +72,7 @@ struct EnvelopeView {
     /// Turns `count` energies at `block` into the detrended envelope in place, keeping their
     /// levels for ``append(_:from:count:at:)``.
     mutating func process(_ block: UnsafeMutablePointer<Float>, count: Int) {
+        clicks.process(block, count: count)
         smoother.process(block, count: count)
         var meanBuffer: [Float] = [], linearBuffer: [Float] = []
         swap(&meanBuffer, &means)

@@ -8,7 +8,9 @@
 ///    energy"; one energy sample per 45 input samples at 44.1 kHz); beside it the energy of the
 ///    audio whitened by ``WhiteningPredictor``, its second-order linear prediction error (not the
 ///    study's).
-/// 3. Each energy makes an ``EnvelopeView``: ``GaussianSmoother``, σ = 0.2 × the shortest period
+/// 3. Each energy makes an ``EnvelopeView``: ``ClickSuppressor`` (a sample 10 dB over the median
+///    of the last 6 ms replaced by it, unless such leaps recur within a period; not the study's),
+///    ``GaussianSmoother``, σ = 0.2 × the shortest period
 ///    (5 ms for 40 Hz); the moving average of this energy over one longest period is its level
 ///    (the plain energy's is the sound's level).
 /// 4. ``AmplitudeEnvelope``: the square root (not with ``Method/study``, which reads the energy),
@@ -77,6 +79,12 @@ public struct FlutterPitchTracker {
         public var energyRate: Double = 980
         /// Lowest rate the audio is averaged down to before the high-pass, in Hz (default 14000).
         public var analysisRate: Double = 14000
+        /// The longest lip or mouth click taken out of the energy before it is smoothed, in
+        /// seconds (default 0.003; 0 turns it off, as with ``Method/study``): an energy sample
+        /// 10 dB above the median of itself and those of twice this time before it is replaced
+        /// by that median, unless it comes back within the longest flutter period as a rocker's
+        /// clicks do (``ClickSuppressor``).
+        public var longestClick: Double = ClickSuppressor.longestClick
         /// Gaussian σ as a fraction of the shortest flutter period (default 0.2).
         public var smoothingFraction: Double = 0.2
         /// What the autocorrelation reads (default ``Envelope/amplitude``; the study's energy
@@ -203,6 +211,7 @@ public struct FlutterPitchTracker {
             if method == .study {
                 highPassCutoff = 250
                 whiteningTime = 0
+                longestClick = 0
                 envelope = .energy
                 secondPeakMinimum = 0.3
                 octaveShare = 0.8
@@ -232,6 +241,7 @@ public struct FlutterPitchTracker {
             try require(analysisRate >= 2000 && analysisRate <= 48000, "analysisRate", analysisRate, "between 2000 and 48000 Hz")
             try require(energyRate <= min(sampleRate, analysisRate) / 2, "energyRate", energyRate, "at most half of min(sampleRate, analysisRate)")
             try require(highPassCutoff >= 50 && highPassCutoff <= min(sampleRate, analysisRate) / 8, "highPassCutoff", highPassCutoff, "between 50 Hz and min(sampleRate, analysisRate) / 8")
+            try require(longestClick >= 0 && longestClick <= 0.02, "longestClick", longestClick, "between 0 and 0.02 s")
             try require(smoothingFraction > 0 && smoothingFraction <= 0.5, "smoothingFraction", smoothingFraction, "in (0, 0.5]")
             try require(frameInterval >= 0.001 && frameInterval <= 0.1, "frameInterval", frameInterval, "between 0.001 and 0.1 s")
             try require(analysisDuration >= 1.5 / lowerFrequency && analysisDuration <= 10 / lowerFrequency, "analysisDuration", analysisDuration, "between 1.5 and 10 longest periods")
@@ -477,7 +487,11 @@ public struct FlutterPitchTracker {
         spanLength = max(longest + longest / 2, Int((configuration.analysisDuration * fe).rounded()))
         let view = { [spanLength] in
             EnvelopeView(
-                envelope: configuration.envelope, sigma: configuration.smoothingFraction * fe / configuration.upperFrequency,
+                envelope: configuration.envelope,
+                clicks: ClickSuppressor(
+                    sampleRate: fe, longestClick: configuration.longestClick,
+                    recurrence: Self.bandMargin / configuration.lowerFrequency, maximumBlock: maximumBlock),
+                sigma: configuration.smoothingFraction * fe / configuration.upperFrequency,
                 detrendHalfLength: Int((fe / configuration.lowerFrequency / 2).rounded()), spanLength: spanLength,
                 maximumBlock: maximumBlock)
         }
@@ -891,6 +905,7 @@ extension FlutterPitchTracker.Configuration: Codable {
         try c.update(&whiteningTime, from: .whiteningTime)
         try c.update(&energyRate, from: .energyRate)
         try c.update(&analysisRate, from: .analysisRate)
+        try c.update(&longestClick, from: .longestClick)
         try c.update(&smoothingFraction, from: .smoothingFraction)
         try c.update(&envelope, from: .envelope)
         try c.update(&frameInterval, from: .frameInterval)

@@ -1,0 +1,121 @@
+/// Lip and mouth clicks taken out of an energy signal before it is smoothed: a sample more than
+/// `rise` (default 10 dB) above the median of itself and the samples of the last `2 × longestClick`
+/// (default 3 ms) before it is replaced by that median.
+///
+/// A click is a few milliseconds of sound up to 20 dB above the breath. On the envelope it is one
+/// to three samples that leap above those before them, and in a span of 0.25 s it carries more of
+/// the envelope's variance than the flutter, so the span's correlation at the flutter's period
+/// falls (0.1-0.3 instead of 0.8) until the click has left it. The median filter is the classic
+/// remedy for impulse noise (J. W. Tukey, "Exploratory data analysis", 1977); here it looks only
+/// back, so the envelope is not delayed, and a sample is replaced only when it is an outlier: a
+/// flutter's pulses and a breath's onset rise over tens of milliseconds, by far less than 10 dB
+/// from one energy sample to the next, and pass unchanged. A sound that leaps up from silence
+/// within one sample loses its first `h` samples (one `longestClick`) at most. The first `2h`
+/// samples, with nothing before them, pass as they are.
+///
+/// A click that comes back within `recurrence` (the longest flutter period) of the one before is
+/// kept: a train of them is a rocker's clicks or a buzz's edges, the flutter itself, and only the
+/// first of the train is lost. The samples of one click (no more than `2h` apart) share its fate.
+///
+/// The test costs one comparison per sample before: a sample exceeds `rise` times the median of
+/// its `2h + 1` values exactly when fewer than `h` of the `2h` before it reach `1 / rise` of it.
+/// The median is sorted out only then.
+struct ClickSuppressor {
+    /// The defaults: clicks of up to 3 ms, 10 dB above their neighbourhood's median.
+    static let longestClick = 0.003
+    static let riseDB = 10.0
+
+    /// Half the samples before the one tested, `h`; 0 passes the signal through.
+    let halfWidth: Int
+    /// The most samples from one click's start to the next's for the second to be kept.
+    let recurrence: Int
+    /// The longest block ``process(_:count:)`` accepts.
+    let maximumBlock: Int
+    /// `1 / rise` as a power ratio.
+    private let fraction: Float
+    /// The last `2h` inputs, then room for a block.
+    private var line: [Float]
+    /// Room for one neighbourhood, sorted when a sample is replaced.
+    private var window: [Float]
+    /// Samples processed, and where the last click started and was last seen (nil before any).
+    private var processed = 0
+    private var clickStart: Int?
+    private var clickSeen = 0
+    /// Whether the last click was kept.
+    private var clickKept = false
+
+    /// - Parameters:
+    ///   - sampleRate: the energy signal's rate, in Hz.
+    ///   - longestClick: the longest burst taken for a click, in seconds; 0 turns the stage off.
+    ///   - riseDB: how far above its neighbourhood's median a sample is a click, in dB.
+    ///   - recurrence: the longest time from one click to the next for the next to be kept, in
+    ///     seconds.
+    ///   - maximumBlock: the longest block that will be processed at once.
+    init(
+        sampleRate: Double, longestClick: Double = ClickSuppressor.longestClick, riseDB: Double = ClickSuppressor.riseDB,
+        recurrence: Double, maximumBlock: Int
+    ) {
+        halfWidth = longestClick > 0 ? max(1, Int((longestClick * sampleRate).rounded(.up))) : 0
+        self.recurrence = Int((recurrence * sampleRate).rounded(.up))
+        self.maximumBlock = max(1, maximumBlock)
+        fraction = Float(power(10, -riseDB / 10))
+        line = [Float](repeating: 0, count: 2 * halfWidth + self.maximumBlock)
+        window = [Float](repeating: 0, count: 2 * halfWidth + 1)
+    }
+
+    mutating func reset() {
+        for i in line.indices { line[i] = 0 }
+        processed = 0
+        clickStart = nil
+        clickSeen = 0
+        clickKept = false
+    }
+
+    /// Filters `count` (at most ``maximumBlock``) samples in place.
+    mutating func process(_ block: UnsafeMutablePointer<Float>, count: Int) {
+        let h = halfWidth, history = 2 * h, fraction = fraction, recurrence = recurrence, first = processed
+        guard h > 0 else { return }
+        var start = clickStart, seen = clickSeen, kept = clickKept
+        /// Whether the click found at sample `index` is kept: a click's later samples as its
+        /// first, and a new click when the one before started within `recurrence` of it.
+        func keeps(at index: Int) -> Bool {
+            defer { seen = index }
+            if let start, index &- seen <= history, index &- start <= recurrence { return kept }
+            kept = start.map { index &- $0 <= recurrence } ?? false
+            start = index
+            return kept
+        }
+        line.withUnsafeMutableBufferPointer { line in
+            window.withUnsafeMutableBufferPointer { window in
+                for i in 0..<count { line[history &+ i] = block[i] }
+                for i in 0..<count {
+                    let value = line[i &+ history], floor = value * fraction
+                    var reaching = 0
+                    for k in 0..<history where line[i &+ k] >= floor { reaching &+= 1 }
+                    guard reaching < h, first &+ i >= history, !keeps(at: first &+ i) else { continue }
+                    for k in 0...history { window[k] = line[i &+ k] }
+                    block[i] = Self.median(window)
+                }
+                for i in 0..<history { line[i] = line[i &+ count] }
+            }
+        }
+        processed = first &+ count
+        clickStart = start
+        clickSeen = seen
+        clickKept = kept
+    }
+
+    /// The median of an odd number of values, by insertion sort (a handful of them).
+    private static func median(_ values: UnsafeMutableBufferPointer<Float>) -> Float {
+        for i in 1..<values.count {
+            let value = values[i]
+            var j = i
+            while j > 0, values[j &- 1] > value {
+                values[j] = values[j &- 1]
+                j &-= 1
+            }
+            values[j] = value
+        }
+        return values[values.count / 2]
+    }
+}
