@@ -6,14 +6,15 @@ import XCTest
 /// neighbourhood, sorted), in any blocks, and on the shapes it must leave alone.
 final class ClickSuppressorTests: XCTestCase {
     /// `x` through the reference: each sample from the `2h`-th on, replaced by the median of itself
-    /// and the `2h` before it when that median is under `1 / rise` of it.
-    private func reference(_ x: [Float], halfWidth h: Int, riseDB: Double) -> [Float] {
-        let value = { (n: Int) -> Float in x[n] }
+    /// and the `2h` before it when that median is under `1 / rise` of it and no sample from
+    /// `recurrence` to `2h + 1` samples before it reaches `1 / rise` of it.
+    private func reference(_ x: [Float], halfWidth h: Int, recurrence: Int, riseDB: Double) -> [Float] {
         let fraction = Float(pow(10, -riseDB / 10))
         return x.indices.map { n in
             guard n >= 2 * h else { return x[n] }
-            let median = ((n - 2 * h)...n).map(value).sorted()[h]
-            return median < x[n] * fraction ? median : x[n]
+            let median = ((n - 2 * h)...n).map { x[$0] }.sorted()[h]
+            let recurs = stride(from: max(0, n - recurrence), to: n - 2 * h, by: 1).contains { x[$0] >= x[n] * fraction }
+            return median < x[n] * fraction && !recurs ? median : x[n]
         }
     }
 
@@ -35,21 +36,21 @@ final class ClickSuppressorTests: XCTestCase {
             let noise = Float(-log(max(1e-12, Double(random.next() % 1_000_000) / 1_000_000)))
             return i % 97 == 0 || i % 211 == 1 ? 100 * noise : noise
         }
-        for rate in [490.0, 980] {
-            let suppressor = ClickSuppressor(sampleRate: rate, recurrence: 0, maximumBlock: 500)
+        for (rate, recurrence) in [(490.0, 0.0), (980, 0), (490, 0.1), (980, 0.1)] {
+            let suppressor = ClickSuppressor(sampleRate: rate, recurrence: recurrence, maximumBlock: 500)
             XCTAssertEqual(suppressor.halfWidth, rate == 490 ? 2 : 3)
-            let expected = reference(x, halfWidth: suppressor.halfWidth, riseDB: ClickSuppressor.riseDB)
+            let expected = reference(x, halfWidth: suppressor.halfWidth, recurrence: suppressor.recurrence, riseDB: ClickSuppressor.riseDB)
             XCTAssertNotEqual(expected, x, "some samples replaced")
             for block in [1, 3, 64, 500] {
-                XCTAssertEqual(suppressed(x, suppressor: suppressor, block: block), expected, "\(rate) Hz, blocks of \(block)")
+                XCTAssertEqual(suppressed(x, suppressor: suppressor, block: block), expected, "\(rate) Hz, \(recurrence) s, blocks of \(block)")
             }
         }
     }
 
     /// A flutter passes bit for bit but for at most `h` samples where it leaps up from the room,
     /// and those only lowered; clicks of one and two samples are replaced by the level before
-    /// them; clicks that recur within the longest period (a rocker's, a buzz's edges) are kept
-    /// after the first.
+    /// them; clicks that recur as loud within the longest period (a rocker's, a buzz's edges) are
+    /// kept after the first.
     func testClicksAreReplacedAndTheFlutterPassesUnchanged() {
         let rate = 490.0, ramp = 10
         let suppressor = ClickSuppressor(sampleRate: rate, recurrence: 0.1, maximumBlock: 256)

@@ -13,13 +13,14 @@
 /// within one sample loses its first `h` samples (one `longestClick`) at most. The first `2h`
 /// samples, with nothing before them, pass as they are.
 ///
-/// A click that comes back within `recurrence` (the longest flutter period) of the one before is
-/// kept: a train of them is a rocker's clicks or a buzz's edges, the flutter itself, and only the
-/// first of the train is lost. The samples of one click (no more than `2h` apart) share its fate.
+/// A click is kept where a sample as loud (within `rise` of it) came before it within
+/// `recurrence` (the longest flutter period), beyond its own neighbourhood: a train of them is a
+/// rocker's clicks or a buzz's edges, the flutter itself, and only the first of the train is lost.
+/// The rule reads only the samples themselves, so it holds whatever the blocks.
 ///
 /// The test costs one comparison per sample before: a sample exceeds `rise` times the median of
 /// its `2h + 1` values exactly when fewer than `h` of the `2h` before it reach `1 / rise` of it.
-/// The median is sorted out only then.
+/// The median and the look further back are taken only then.
 struct ClickSuppressor {
     /// The defaults: clicks of up to 3 ms, 10 dB above their neighbourhood's median.
     static let longestClick = 0.003
@@ -27,29 +28,26 @@ struct ClickSuppressor {
 
     /// Half the samples before the one tested, `h`; 0 passes the signal through.
     let halfWidth: Int
-    /// The most samples from one click's start to the next's for the second to be kept.
+    /// How many samples back a click as loud keeps a click.
     let recurrence: Int
     /// The longest block ``process(_:count:)`` accepts.
     let maximumBlock: Int
     /// `1 / rise` as a power ratio.
     private let fraction: Float
-    /// The last `2h` inputs, then room for a block.
+    /// Inputs kept from one block to the next: the longer of `2h` and `recurrence`.
+    private let memory: Int
+    /// The last `memory` inputs, then room for a block.
     private var line: [Float]
     /// Room for one neighbourhood, sorted when a sample is replaced.
     private var window: [Float]
-    /// Samples processed, and where the last click started and was last seen (nil before any).
+    /// Samples processed, up to `2h`.
     private var processed = 0
-    private var clickStart: Int?
-    private var clickSeen = 0
-    /// Whether the last click was kept.
-    private var clickKept = false
 
     /// - Parameters:
     ///   - sampleRate: the energy signal's rate, in Hz.
     ///   - longestClick: the longest burst taken for a click, in seconds; 0 turns the stage off.
     ///   - riseDB: how far above its neighbourhood's median a sample is a click, in dB.
-    ///   - recurrence: the longest time from one click to the next for the next to be kept, in
-    ///     seconds.
+    ///   - recurrence: how far back a click as loud keeps a click, in seconds.
     ///   - maximumBlock: the longest block that will be processed at once.
     init(
         sampleRate: Double, longestClick: Double = ClickSuppressor.longestClick, riseDB: Double = ClickSuppressor.riseDB,
@@ -59,50 +57,39 @@ struct ClickSuppressor {
         self.recurrence = Int((recurrence * sampleRate).rounded(.up))
         self.maximumBlock = max(1, maximumBlock)
         fraction = Float(power(10, -riseDB / 10))
-        line = [Float](repeating: 0, count: 2 * halfWidth + self.maximumBlock)
+        memory = max(2 * halfWidth, self.recurrence)
+        line = [Float](repeating: 0, count: memory + self.maximumBlock)
         window = [Float](repeating: 0, count: 2 * halfWidth + 1)
     }
 
     mutating func reset() {
         for i in line.indices { line[i] = 0 }
         processed = 0
-        clickStart = nil
-        clickSeen = 0
-        clickKept = false
     }
 
     /// Filters `count` (at most ``maximumBlock``) samples in place.
     mutating func process(_ block: UnsafeMutablePointer<Float>, count: Int) {
-        let h = halfWidth, history = 2 * h, fraction = fraction, recurrence = recurrence, first = processed
+        let h = halfWidth, history = 2 * h, fraction = fraction, memory = memory, earliest = memory - recurrence
         guard h > 0 else { return }
-        var start = clickStart, seen = clickSeen, kept = clickKept
-        /// Whether the click found at sample `index` is kept: a click's later samples as its
-        /// first, and a new click when the one before started within `recurrence` of it.
-        func keeps(at index: Int) -> Bool {
-            defer { seen = index }
-            if let start, index &- seen <= history, index &- start <= recurrence { return kept }
-            kept = start.map { index &- $0 <= recurrence } ?? false
-            start = index
-            return kept
-        }
+        let first = processed
         line.withUnsafeMutableBufferPointer { line in
             window.withUnsafeMutableBufferPointer { window in
-                for i in 0..<count { line[history &+ i] = block[i] }
-                for i in 0..<count {
-                    let value = line[i &+ history], floor = value * fraction
+                for i in 0..<count { line[memory &+ i] = block[i] }
+                for i in 0..<count where first &+ i >= history {
+                    let newest = memory &+ i, floor = line[newest] * fraction
                     var reaching = 0
-                    for k in 0..<history where line[i &+ k] >= floor { reaching &+= 1 }
-                    guard reaching < h, first &+ i >= history, !keeps(at: first &+ i) else { continue }
-                    for k in 0...history { window[k] = line[i &+ k] }
+                    for k in (newest &- history)..<newest where line[k] >= floor { reaching &+= 1 }
+                    guard reaching < h else { continue }
+                    var k = earliest &+ i
+                    while k < newest &- history, line[k] < floor { k &+= 1 }
+                    guard k >= newest &- history else { continue }
+                    for k in 0...history { window[k] = line[newest &- history &+ k] }
                     block[i] = Self.median(window)
                 }
-                for i in 0..<history { line[i] = line[i &+ count] }
+                for i in 0..<memory { line[i] = line[i &+ count] }
             }
         }
-        processed = first &+ count
-        clickStart = start
-        clickSeen = seen
-        clickKept = kept
+        processed = min(history, first &+ count)
     }
 
     /// The median of an odd number of values, by insertion sort (a handful of them).

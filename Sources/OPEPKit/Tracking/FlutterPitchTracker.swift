@@ -9,7 +9,7 @@
 ///    audio whitened by ``WhiteningPredictor``, its second-order linear prediction error (not the
 ///    study's).
 /// 3. Each energy makes an ``EnvelopeView``: ``ClickSuppressor`` (a sample 10 dB over the median
-///    of the last 6 ms replaced by it, unless such leaps recur within a period; not the study's),
+///    of the last 6 ms replaced by it, unless as loud a sample came within a period; not the study's),
 ///    ``GaussianSmoother``, σ = 0.2 × the shortest period
 ///    (5 ms for 40 Hz); the moving average of this energy over one longest period is its level
 ///    (the plain energy's is the sound's level).
@@ -82,8 +82,8 @@ public struct FlutterPitchTracker {
         /// The longest lip or mouth click taken out of the energy before it is smoothed, in
         /// seconds (default 0.003; 0 turns it off, as with ``Method/study``): an energy sample
         /// 10 dB above the median of itself and those of twice this time before it is replaced
-        /// by that median, unless it comes back within the longest flutter period as a rocker's
-        /// clicks do (``ClickSuppressor``).
+        /// by that median, unless a sample as loud came within the longest flutter period before,
+        /// as a rocker's clicks do (``ClickSuppressor``).
         public var longestClick: Double = ClickSuppressor.longestClick
         /// Gaussian σ as a fraction of the shortest flutter period (default 0.2).
         public var smoothingFraction: Double = 0.2

@@ -9,7 +9,7 @@
 
 import { OPEPEngine } from './engine.mjs';
 
-const FRAME_STEP_S = 0.05;      // the trace gets one final frame in five, as from the server
+const FRAME_STEP_S = 0.05;      // the trace gets a final frame every 0.05 s or the next after it, as from the server
 const STATUS_INTERVAL_S = 1;    // seconds of audio between status messages
 const MAX_CHUNK_S = 1;          // the longest chunk taken at once
 const CHECKPOINT_S = 30;        // the session so far is handed out at least this often, and after each breath
@@ -62,7 +62,7 @@ function start(message) {
   }
   session = {
     rate, plan: message.plan ?? null, recordedAt, expected: 0, samples: 0, lastStatus: 0, busy: 0, lastCheckpoint: 0,
-    frameIndex: 0, frameStep: Math.max(1, Math.round(FRAME_STEP_S / 0.01)),
+    traceDue: -Infinity,
     breathsEndedInSet: 0, breathsEnded: 0, setsEnded: 0, newest: null,
   };
   send({ type: 'started', session_id: null, sample_rate: rate, plan: message.plan ?? null, recorded_at: recordedAt });
@@ -111,14 +111,16 @@ function onChunk(buffer) {
   }
 }
 
-/** Sends the trace's final frames (one in five), then the events. */
+/** Sends the trace's final frames (the first, then the first at least FRAME_STEP_S after the last
+ *  sent: one in five of 10 ms frames, one in three of 20 ms frames, as from the server), then the
+ *  events. */
 function hand(s, { frames, events }) {
   const trace = [];
   for (const f of frames) {
-    if (s.frameIndex % s.frameStep === 0) {
+    if (f.time_s >= s.traceDue) {
       trace.push([round(f.time_s, 3), round(f.pitch_hz, 2), round(f.pressure_cmh2o, 2), f.exhaling ? 1 : 0]);
+      s.traceDue = f.time_s + FRAME_STEP_S - 1e-6;
     }
-    s.frameIndex += 1;
   }
   if (trace.length) send({ type: 'frames', frames: trace });
   for (const ev of events) send(eventMessage(s, ev));
