@@ -8,10 +8,10 @@
 /// falls (0.1-0.3 instead of 0.8) until the click has left it. The median filter is the classic
 /// remedy for impulse noise (J. W. Tukey, "Exploratory data analysis", 1977); here it looks only
 /// back, so the envelope is not delayed, and a sample is replaced only when it is an outlier: a
-/// flutter's pulses and a breath's onset rise over tens of milliseconds, by far less than 10 dB
-/// from one energy sample to the next, and pass unchanged. A sound that leaps up from silence
-/// within one sample loses its first `h` samples (one `longestClick`) at most. The first `2h`
-/// samples, with nothing before them, pass as they are.
+/// breath's onset rises over tens of milliseconds and passes unchanged, and a flutter's pulses
+/// come back within a period (below). A sound that leaps up from silence within one sample loses
+/// its first `h` samples (one `longestClick`) at most. The first `2h` samples, with nothing before
+/// them, pass as they are.
 ///
 /// A click is kept where a sample as loud (within `rise` of it) came before it within
 /// `recurrence` (the longest flutter period), beyond its own neighbourhood: a train of them is a
