@@ -38,8 +38,9 @@ struct RecentValues {
 }
 
 /// Sorts the first `count` of `values` in place without allocating: an insertion sort, for the
-/// few dozen values an event leaves (the standard library's sort may take a buffer).
-func sortPrefix(_ values: inout [Double], count: Int) {
+/// few dozen values an event leaves or a click's neighbourhood (the standard library's sort may
+/// take a buffer).
+func sortPrefix<Values: MutableCollection>(_ values: inout Values, count: Int) where Values.Index == Int, Values.Element: Comparable {
     guard count > 1 else { return }
     for i in 1..<count {
         let value = values[i]

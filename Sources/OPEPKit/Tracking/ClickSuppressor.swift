@@ -92,17 +92,10 @@ struct ClickSuppressor {
         processed = min(history, first &+ count)
     }
 
-    /// The median of an odd number of values, by insertion sort (a handful of them).
+    /// The median of an odd number of values, sorting them in place.
     private static func median(_ values: UnsafeMutableBufferPointer<Float>) -> Float {
-        for i in 1..<values.count {
-            let value = values[i]
-            var j = i
-            while j > 0, values[j &- 1] > value {
-                values[j] = values[j &- 1]
-                j &-= 1
-            }
-            values[j] = value
-        }
-        return values[values.count / 2]
+        var sorted = values
+        sortPrefix(&sorted, count: sorted.count)
+        return sorted[sorted.count / 2]
     }
 }
