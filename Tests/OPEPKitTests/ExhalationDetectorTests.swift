@@ -35,21 +35,30 @@ final class ExhalationDetectorTests: XCTestCase {
                 }
             }
         }
-        if let decision = detector.finish() { out.append(decision) }
+        while let decision = detector.finish() { out.append(decision) }
         return out
     }
 
-    private func count(_ decisions: [ExhalationDetector.Decision]) -> (started: Int, ended: Int, withdrawn: Int) {
-        var result = (started: 0, ended: 0, withdrawn: 0)
+    /// How many exhalations started, ended, were withdrawn, and were withdrawn after they ended
+    /// as doubtful first exhalations.
+    private func count(_ decisions: [ExhalationDetector.Decision]) -> (started: Int, ended: Int, withdrawn: Int, doubted: Int) {
+        var result = (started: 0, ended: 0, withdrawn: 0, doubted: 0)
         for decision in decisions {
             switch decision {
             case .exhalationStarted: result.started += 1
             case .exhalationEnded: result.ended += 1
             case .exhalationWithdrawn: result.withdrawn += 1
+            case .doubtfulExhalationWithdrawn: result.doubted += 1
             default: break
             }
         }
         return result
+    }
+
+    /// The breaths that stand: exhalations ended and not withdrawn afterwards as doubtful.
+    private func breaths(_ spans: [Span]) throws -> Int {
+        let found = count(try decisions(spans))
+        return found.ended - found.doubted
     }
 
     func testAFlutterGapInsideAContinuingSoundDoesNotSplitTheExhalation() throws {
@@ -125,7 +134,47 @@ final class ExhalationDetectorTests: XCTestCase {
         XCTAssertEqual(later.ended, 2, "heard on 45 % of frames after a clear breath")
         XCTAssertEqual(later.withdrawn, 0)
         unclear.heardShare = 0.55
-        XCTAssertEqual(count(try decisions([.silence(2), unclear, .silence(2)])).ended, 1, "heard on 55 % of frames")
+        XCTAssertEqual(try breaths([.silence(2), unclear, .silence(2), .flutter(2), .silence(2)]), 2, "heard on 55 % of frames, then a clear breath")
+    }
+
+    /// The session's first exhalation heard in `firstHeardShare` (0.5) of its first second but not
+    /// in `clearFirstHeardShare` (0.75) stands only when another is heard within
+    /// `doubtfulFirstWait` (10 s) of its end; otherwise it is withdrawn, then or when the session
+    /// ends. A clear one stands at once, and with no wait every first exhalation over 0.5 does.
+    func testADoubtfulFirstExhalationStandsOnlyWhenAnotherFollows() throws {
+        var doubtful = Span.flutter(3)
+        doubtful.heardShare = 0.6
+        XCTAssertEqual(try breaths([.silence(2), doubtful, .silence(15)]), 0, "alone, heard on 60 % of frames")
+        let alone = try decisions([.silence(2), doubtful, .silence(15)])
+        guard case let .doubtfulExhalationWithdrawn(first, last) = alone.last, case let .exhalationStarted(start) = alone.first,
+            case let .exhalationEnded(end) = alone.dropLast().last
+        else { return XCTFail("\(alone)") }
+        XCTAssertEqual(first, start)
+        XCTAssertEqual(last, end)
+        XCTAssertEqual(try breaths([.silence(2), doubtful, .silence(2)]), 0, "withdrawn when the session ends")
+        XCTAssertEqual(try breaths([.silence(2), doubtful, .silence(8), .flutter(2), .silence(2)]), 2, "another 8 s after it")
+        XCTAssertEqual(try breaths([.silence(2), doubtful, .silence(12), .flutter(2), .silence(2)]), 1, "another only 12 s after it")
+        XCTAssertEqual(try breaths([.silence(2), doubtful, .silence(2), doubtful, .silence(2)]), 2, "two heard on 60 %")
+        var unheard = Span.flutter(3)
+        unheard.heardShare = 0.3
+        XCTAssertEqual(try breaths([.silence(2), doubtful, .silence(2), unheard, .silence(15)]), 0, "the next one unheard")
+        var clear = doubtful
+        clear.heardShare = 0.8
+        XCTAssertEqual(try breaths([.silence(2), clear, .silence(15)]), 1, "heard on 80 %")
+        var configuration = ExhalationDetector.Configuration()
+        configuration.noiseFloorDB = -60
+        configuration.doubtfulFirstWait = 0
+        var detector = try ExhalationDetector(configuration: configuration, frameInterval: 0.01)
+        var ended = 0
+        for span in [Span.silence(2), doubtful, .silence(15)] {
+            for k in 0..<Int((span.seconds / 0.01).rounded()) {
+                let heard = span.pitched && (span.heardShare.map { Int(Double(k + 1) * $0) > Int(Double(k) * $0) } ?? true)
+                if case .exhalationEnded = detector.process(levelDB: span.levelDB, pitched: span.pitched, heard: heard) { ended += 1 }
+                XCTAssertFalse(detector.holds(frame: 0))
+            }
+        }
+        XCTAssertNil(detector.finish())
+        XCTAssertEqual(ended, 1, "no wait")
     }
 
     /// After `soundsWithoutDevice` (5) sounds of a second or more without a flutter, someone is
@@ -138,10 +187,10 @@ final class ExhalationDetectorTests: XCTestCase {
         func breathing(_ sounds: Int, seconds: Double = 1.5) -> [Span] {
             Array(repeating: [.soundWithoutFlutter(seconds), .silence(2)], count: sounds).flatMap { $0 }
         }
-        func breaths(_ spans: [Span]) throws -> Int { count(try decisions(spans)).ended }
-        XCTAssertEqual(try breaths([.silence(2)] + breathing(4) + [unclear, .silence(2)]), 1, "heard on 60 % after four long sounds")
-        XCTAssertEqual(try breaths([.silence(2)] + breathing(5) + [unclear, .silence(2)]), 0, "heard on 60 % after five")
-        XCTAssertEqual(try breaths([.silence(2)] + breathing(12, seconds: 0.8) + [unclear, .silence(2)]), 1, "after twelve sounds under a second")
+        let next: [Span] = [.silence(2), .flutter(2), .silence(2)]
+        XCTAssertEqual(try breaths([.silence(2)] + breathing(4) + [unclear] + next), 2, "heard on 60 % after four long sounds, then a clear one")
+        XCTAssertEqual(try breaths([.silence(2)] + breathing(5) + [unclear] + next), 1, "heard on 60 % after five")
+        XCTAssertEqual(try breaths([.silence(2)] + breathing(12, seconds: 0.8) + [unclear] + next), 2, "after twelve sounds under a second")
         XCTAssertEqual(try breaths([.silence(2), .flutter(2), .silence(2)] + breathing(5) + [unclear, .silence(2)]), 2, "after a clear breath")
         var clear = unclear
         clear.heardShare = 0.8
@@ -223,6 +272,8 @@ final class ExhalationDetectorTests: XCTestCase {
                     case let .inhalation(first, last):
                         XCTAssertLessThanOrEqual(index - last, detector.decisionDelay, "\(decision) at frame \(index)")
                         XCTAssertLessThanOrEqual(index - first, detector.soundReach, "\(decision) at frame \(index)")
+                    case let .doubtfulExhalationWithdrawn(first, _):
+                        XCTAssertLessThanOrEqual(index - first, detector.longestHold, "\(decision) at frame \(index)")
                     }
                 }
                 index += 1
@@ -293,6 +344,11 @@ final class ExhalationDetectorTests: XCTestCase {
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "clearFirstHeardShare")
         }
         configuration = .init()
+        configuration.doubtfulFirstWait = -1
+        XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
+            XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "doubtfulFirstWait")
+        }
+        configuration = .init()
         configuration.soundsWithoutDevice = 0
         XCTAssertThrowsError(try ExhalationDetector(configuration: configuration, frameInterval: 0.01)) { error in
             XCTAssertEqual((error as? EngineConfigurationError)?.parameter, "soundsWithoutDevice")
@@ -354,5 +410,6 @@ final class ExhalationDetectorTests: XCTestCase {
         XCTAssertEqual(decoded.soundsWithoutDevice, 5)
         XCTAssertEqual(decoded.longSound, 1)
         XCTAssertEqual(decoded.clearFirstHeardShare, 0.75)
+        XCTAssertEqual(decoded.doubtfulFirstWait, 10)
     }
 }

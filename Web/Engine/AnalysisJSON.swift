@@ -121,6 +121,7 @@ enum AnalysisJSON {
             ("sounds_without_device", .number(Double(d.soundsWithoutDevice))),
             ("long_sound", .number(d.longSound)),
             ("clear_first_heard_share", .number(d.clearFirstHeardShare)),
+            ("doubtful_first_wait", .number(d.doubtfulFirstWait)),
             ("slow_flutter_frequency", .number(d.slowFlutterFrequency)),
             ("slow_flutter_correlation", .number(d.slowFlutterCorrelation)),
             ("huff_durations", .array([.number(d.huffDurations.lowerBound), .number(d.huffDurations.upperBound)])),

@@ -5,7 +5,10 @@
 /// The chain is ``FlutterPitchTracker`` → ``ExhalationDetector`` → the device's pressure line →
 /// breath, set and session statistics. Frames come out ``latency`` seconds after their audio
 /// went in: a frame is final only once every decision that could still change it has been made,
-/// so the stream never has to take anything back. Feed chunks of any size; the outputs do not
+/// so the stream never has to take anything back. The frames of a doubtful first exhalation, and
+/// those after it, wait longer: until another exhalation confirms it or it is withdrawn (at most
+/// ``ExhalationDetector/longestHold`` frames, about 22 s; see
+/// ``ExhalationDetector/Configuration/doubtfulFirstWait``). Feed chunks of any size; the outputs do not
 /// depend on the split. All frame storage is allocated up front; breaths and sets are kept, one
 /// record each.
 public struct SessionAnalyzer {
@@ -95,7 +98,8 @@ public struct SessionAnalyzer {
     public let configuration: Configuration
     /// Spacing of the frames in seconds.
     public let frameInterval: Double
-    /// How far the newest frame lies behind the newest audio, in seconds.
+    /// How far the newest final frame lies behind the newest audio, in seconds, but while a
+    /// doubtful first exhalation waits for another.
     public let latency: Double
 
     private var tracker: FlutterPitchTracker?
@@ -166,7 +170,7 @@ public struct SessionAnalyzer {
             halfWidth: configuration.pitchAverageTime, frameInterval: tracker.frameInterval,
             consistency: configuration.tracker.consistency)
         let placeholder = SessionFrame(time: 0, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: 0)
-        let ring = ringLength(atLeast: detector.soundReach + 1 + pitchAverage.halfWidth)
+        let ring = ringLength(atLeast: max(detector.soundReach, detector.longestHold) + 2 + pitchAverage.halfWidth)
         pending = [SessionFrame](repeating: placeholder, count: ring)
         pendingMask = ring - 1
         latency = tracker.latency + Double(detector.decisionDelay) * tracker.frameInterval
@@ -233,7 +237,7 @@ public struct SessionAnalyzer {
 
     /// Ends the session: hands out the frames and events still held back and returns the report.
     public mutating func finish(onOutput: (SessionOutput) -> Void) -> SessionReport {
-        if let decision = detector.finish() { apply(decision, newest: frameCount - 1) }
+        while let decision = detector.finish() { apply(decision, newest: frameCount - 1) }
         while finalCount < frameCount { finalize(onOutput: onOutput) }
         closeBreath(onOutput: onOutput)
         emitHuffCoughs(upTo: Int.max, onOutput: onOutput)
@@ -290,7 +294,7 @@ public struct SessionAnalyzer {
             live.pitch = provisional
         }
         onOutput(.live(withPressure(live, exhaling: detector.isExhaling)))
-        while frameCount - finalCount > detector.decisionDelay { finalize(onOutput: onOutput) }
+        while frameCount - finalCount > detector.decisionDelay, !detector.holds(frame: finalCount) { finalize(onOutput: onOutput) }
     }
 
     /// Whether the live frame may show a track not yet reported: within `earlyGaugeTime` of a
@@ -336,6 +340,9 @@ public struct SessionAnalyzer {
             mark(from: max(last + 1, finalCount), through: newest, exhaling: false)
         case let .exhalationWithdrawn(first):
             mark(from: max(first, finalCount), through: newest, exhaling: false)
+            for k in pendingHuffs.indices where pendingHuffs[k].followedBy == first { pendingHuffs[k].followedBy = nil }
+        case let .doubtfulExhalationWithdrawn(first, last):
+            mark(from: max(first, finalCount), through: last, exhaling: false)
             for k in pendingHuffs.indices where pendingHuffs[k].followedBy == first { pendingHuffs[k].followedBy = nil }
         case let .huffCough(first, last, sound):
             let start = time(ofFrame: first)

@@ -30,7 +30,10 @@
 /// `minimumBreath` (a chance track is mostly held between single estimates; `firstHeardShare` for
 /// the session's first exhalation, before anything has said that a device is there, and
 /// `clearFirstHeardShare` once `soundsWithoutDevice` sounds of `longSound` or more have ended
-/// without a flutter before it: someone breathing near the phone without the device). In that share
+/// without a flutter before it: someone breathing near the phone without the device). A first
+/// exhalation heard in `firstHeardShare` but not in `clearFirstHeardShare` is doubtful: it stands
+/// only once another exhalation is heard (`minimumHeardShare`) within `doubtfulFirstWait` of its
+/// end, since a chance breath without the device comes alone, and is withdrawn otherwise. In that share
 /// a slow estimate, below `slowFlutterFrequency`, counts only when it correlates
 /// `slowFlutterCorrelation` or more (``countsAsHeard(pitch:confidence:)``): breath's own loudness
 /// fluctuates about equally in every octave, so most of its power per hertz lies at the slow rates,
@@ -46,7 +49,9 @@
 /// loudest. It is an inhalation when it is quieter and, as a whole, `inhalationDurations` long,
 /// and is ignored otherwise. Decisions refer back to earlier frames by index; none lies further
 /// back than ``decisionDelay`` frames but the first frame of a huff cough or an inhalation, which
-/// lies at most ``soundReach`` frames back.
+/// lies at most ``soundReach`` frames back, and that of a doubtful first exhalation, at most
+/// ``longestHold`` frames back; the frames from a doubtful exhalation's first wait for its outcome
+/// (``holds(frame:)``).
 public struct ExhalationDetector {
     /// The detector's parameters in real units.
     public struct Configuration: Sendable, Hashable {
@@ -118,6 +123,17 @@ public struct ExhalationDetector {
         /// breaths are heard at least this often; the three breaths found after five or more such
         /// sounds in 13,613 exhalations without the device were heard in 0.52-0.69).
         public var clearFirstHeardShare: Double = 0.75
+        /// How long after a doubtful first exhalation has ended another must be heard for it to
+        /// stand, in seconds (default 10; 0 lets a first exhalation stand once it passes
+        /// `firstHeardShare`). The session's first exhalation heard in `firstHeardShare` of its first
+        /// `minimumBreath` but not in `clearFirstHeardShare` is doubtful: the chance breaths of
+        /// someone breathing near the phone without a device are heard that often (0.52-0.69, and
+        /// they come one to a session), and so are about one in ten true first breaths, which a
+        /// second exhalation soon follows. A doubtful exhalation stands once the next one passes
+        /// `minimumHeardShare`; it is withdrawn when none has within this time (or within
+        /// twice this time of its decision, whatever is under way), and when the session ends. Its
+        /// frames wait for the outcome (``holds(frame:)``).
+        public var doubtfulFirstWait: Double = 10
         /// Flutter rate below which an estimate counts towards `minimumHeardShare` only when it
         /// correlates `slowFlutterCorrelation` or more, in Hz (default 15).
         public var slowFlutterFrequency: Double = 15
@@ -167,6 +183,7 @@ public struct ExhalationDetector {
             try require(soundsWithoutDevice >= 1 && soundsWithoutDevice <= 1000, "soundsWithoutDevice", Double(soundsWithoutDevice), "between 1 and 1000")
             try require(longSound >= 0 && longSound <= 30, "longSound", longSound, "between 0 and 30 s")
             try require(clearFirstHeardShare >= 0 && clearFirstHeardShare <= 1, "clearFirstHeardShare", clearFirstHeardShare, "between 0 and 1")
+            try require(doubtfulFirstWait >= 0 && doubtfulFirstWait <= 60, "doubtfulFirstWait", doubtfulFirstWait, "between 0 and 60 s")
             try require(slowFlutterFrequency >= 0 && slowFlutterFrequency <= 100, "slowFlutterFrequency", slowFlutterFrequency, "between 0 and 100 Hz")
             try require(slowFlutterCorrelation >= 0 && slowFlutterCorrelation <= 1, "slowFlutterCorrelation", slowFlutterCorrelation, "between 0 and 1")
             try require(huffDurations.lowerBound > 0, "huffDurations", huffDurations.lowerBound, "positive")
@@ -186,6 +203,10 @@ public struct ExhalationDetector {
         /// The current exhalation, from frame `first`, was too short to be a breath: its frames
         /// are not an exhalation after all.
         case exhalationWithdrawn(first: Int)
+        /// A doubtful first exhalation over frames `first...last` (see
+        /// ``Configuration/doubtfulFirstWait``) was not followed by another in time: its frames are
+        /// not an exhalation after all.
+        case doubtfulExhalationWithdrawn(first: Int, last: Int)
         /// A huff cough over frames `first...last`, its loudest stretch, within a sound over
         /// frames `sound` (the whole of it, which is an inhalation's length should the analyser
         /// find that it was the breath in before an exhalation).
@@ -201,6 +222,9 @@ public struct ExhalationDetector {
     /// `hangover` after its `minimumBreath` refers back to where its sound rose, which may lie
     /// `maximumConfirmDelay` before its flutter.
     public let decisionDelay: Int
+    /// The most frames from a doubtful first exhalation's first frame to the newest when it is
+    /// decided: the frames from there on wait (``holds(frame:)``).
+    public let longestHold: Int
     /// The furthest back, in frames, that the first frame of a huff cough or an inhalation can lie:
     /// the longest inhalation or huff (`inhalationDurations`, `huffDurations`) and the `hangover`
     /// after it; a huff cough's loudest stretch is sought among these frames.
@@ -223,6 +247,12 @@ public struct ExhalationDetector {
     private let minimumBreathFrames: Int
     private let onsetFrames: Int
     private let longSoundFrames: Int
+    private let doubtWaitFrames: Int
+    /// The session's first exhalation while it is doubtful: its reported first frame, the frame it
+    /// became doubtful, and once it has ended its last frame. Once it has ended it counts as heard
+    /// (its level among the exhalations', the next exhalation judged as a later one) until it is
+    /// withdrawn.
+    private var doubtful: (first: Int, since: Int, last: Int?)?
     /// Sounds of `longSound` or more that ended without a flutter before the first exhalation.
     private var longSoundsWithoutFlutter = 0
     private var frameIndex = 0
@@ -248,6 +278,8 @@ public struct ExhalationDetector {
         var exhaling = false
         /// The exhalation's first frame as reported: where its sound rose to the flutter's level.
         var reportedFirst = 0
+        /// Whether this is the doubtful first exhalation.
+        var isDoubtful = false
         /// For the sound going on after a withdrawn exhalation, that exhalation's reported first:
         /// as far back as this one's reported start may reach (nil: the sound's first).
         var riseLimit: Int? = nil
@@ -276,6 +308,13 @@ public struct ExhalationDetector {
     /// How long after the current sound's first frame the newest frame lies, in seconds; nil
     /// between sounds.
     public var timeIntoSound: Double? { sound.map { Double(frameIndex - 1 - $0.first) * frameInterval } }
+
+    /// Whether the frame `index` must wait before it is final: it lies in or after a doubtful first
+    /// exhalation (``Configuration/doubtfulFirstWait``).
+    public func holds(frame index: Int) -> Bool {
+        guard let doubtful else { return false }
+        return index >= doubtful.first
+    }
 
     /// Whether a flutter in a frame at `levelDB` could confirm an exhalation, against the newest
     /// frame's floor: the level starts a sound (`onMarginDB` over the floor), or keeps one going
@@ -315,7 +354,9 @@ public struct ExhalationDetector {
         minimumBreathFrames = Int((configuration.minimumBreath / frameInterval).rounded())
         onsetFrames = frames(configuration.onsetAllowance)
         longSoundFrames = Int((configuration.longSound / frameInterval).rounded())
+        doubtWaitFrames = Int((configuration.doubtfulFirstWait / frameInterval).rounded())
         decisionDelay = max(flutterGapFrames, maximumConfirmFrames + minimumBreathFrames + hangoverFrames) + 1
+        longestHold = doubtWaitFrames > 0 ? decisionDelay + 2 * doubtWaitFrames + 1 : 0
         let longestSound = max(configuration.huffDurations.upperBound, configuration.inhalationDurations.upperBound)
         soundReach = max(decisionDelay, Int((longestSound / frameInterval).rounded(.up)) + hangoverFrames + 1)
         loudness = LoudestStretch(reach: soundReach)
@@ -330,6 +371,7 @@ public struct ExhalationDetector {
         exhalationLevelSum = 0
         exhalationCount = 0
         longSoundsWithoutFlutter = 0
+        doubtful = nil
     }
 
     /// Whether a frame in which the tracker's estimate correlated `confidence` (0 for none), its
@@ -347,6 +389,11 @@ public struct ExhalationDetector {
     /// (``countsAsHeard(pitch:confidence:)``; the same as `heard` when not given); returns what
     /// that frame decided, if anything (at most one decision per frame).
     public mutating func process(levelDB: Double, pitched: Bool, heard: Bool? = nil, counted: Bool? = nil) -> Decision? {
+        let decision = step(levelDB: levelDB, pitched: pitched, heard: heard, counted: counted)
+        return decision ?? resolveDoubt(at: frameIndex - 1, levelDB: levelDB)
+    }
+
+    private mutating func step(levelDB: Double, pitched: Bool, heard: Bool?, counted: Bool?) -> Decision? {
         let heard = heard ?? pitched
         let counted = counted ?? heard
         let i = frameIndex
@@ -386,19 +433,32 @@ public struct ExhalationDetector {
         if current.exhaling, counted { current.heardFrames += 1 }
         if current.exhaling {
             let quiet = i - current.lastLoud > hangoverFrames
-            let unheard = i == current.first + minimumBreathFrames
-                && Double(current.heardFrames) < heardShareNeeded * Double(i - current.firstPitched + 1)
+            let judged = i == current.first + minimumBreathFrames
+            let judgedFrames = Double(i - current.firstPitched + 1)
+            let unheard = judged && Double(current.heardFrames) < heardShareNeeded * judgedFrames
             if unheard || (quiet || i - current.lastPitched > hangoverFrames) && current.isShort(than: minimumBreathFrames) {
                 sound = quiet ? nil : Self.continuation(of: current, at: i, levelDB: levelDB, floorLevel: floorLevel)
+                if current.isDoubtful { doubtful = nil }
                 return .exhalationWithdrawn(first: current.reportedFirst)
+            }
+            if judged {
+                if doubtful?.last != nil {
+                    doubtful = nil
+                } else if doubtful == nil, exhalationCount == 0, doubtWaitFrames > 0,
+                    Double(current.heardFrames) < configuration.clearFirstHeardShare * judgedFrames {
+                    doubtful = (current.reportedFirst, i, nil)
+                    current.isDoubtful = true
+                }
             }
             if quiet || i - current.lastPitched > flutterGapFrames {
                 sound = nil
+                let last = min(current.lastPitched, current.lastLoud)
+                if current.isDoubtful { doubtful?.last = last }
                 if let level = current.meanPitchedLevel {
                     exhalationLevelSum += level
                     exhalationCount += 1
                 }
-                return .exhalationEnded(last: min(current.lastPitched, current.lastLoud))
+                return .exhalationEnded(last: last)
             }
         } else if current.pitchedRun >= confirmFrames && i - current.first + 1 >= minimumFrames {
             current.exhaling = true
@@ -438,12 +498,48 @@ public struct ExhalationDetector {
         return sound
     }
 
-    /// Ends the stream: closes an exhalation or a sound still under way.
+    /// Withdraws a doubtful first exhalation at frame `i` (at `levelDB`) when no other has been
+    /// heard within `doubtfulFirstWait` of its end (and none is under way), or within twice that
+    /// of its decision whatever is under way.
+    private mutating func resolveDoubt(at i: Int, levelDB: Double) -> Decision? {
+        guard let first = doubtful else { return nil }
+        let late = i - first.since >= 2 * doubtWaitFrames
+        if let current = sound, current.isDoubtful {
+            guard late else { return nil }
+            let floorLevel = max(floor.level ?? levelDB, configuration.absoluteFloorDB)
+            sound = Self.continuation(of: current, at: i, levelDB: levelDB, floorLevel: floorLevel)
+            doubtful = nil
+            return .exhalationWithdrawn(first: first.first)
+        }
+        guard let last = first.last, late || (i - last > doubtWaitFrames && sound?.exhaling != true) else { return nil }
+        withdrawDoubt()
+        return .doubtfulExhalationWithdrawn(first: first.first, last: last)
+    }
+
+    /// Forgets the doubtful first exhalation, which counted as heard once it ended: the session's
+    /// only one, so none has been heard after all.
+    private mutating func withdrawDoubt() {
+        if doubtful?.last != nil {
+            exhalationLevelSum = 0
+            exhalationCount = 0
+        }
+        doubtful = nil
+    }
+
+    /// Ends the stream: closes an exhalation or a sound still under way, then withdraws a doubtful
+    /// first exhalation that nothing followed; call it until it returns nil.
     public mutating func finish() -> Decision? {
-        guard let current = sound else { return nil }
+        guard let current = sound else {
+            guard let first = doubtful else { return nil }
+            withdrawDoubt()
+            return first.last.map { .doubtfulExhalationWithdrawn(first: first.first, last: $0) }
+        }
         sound = nil
         if current.exhaling {
-            if current.isShort(than: minimumBreathFrames) { return .exhalationWithdrawn(first: current.reportedFirst) }
+            if current.isShort(than: minimumBreathFrames) || current.isDoubtful {
+                if current.isDoubtful { doubtful = nil }
+                return .exhalationWithdrawn(first: current.reportedFirst)
+            }
             return .exhalationEnded(last: min(current.lastPitched, current.lastLoud))
         }
         return classify(current)
@@ -492,6 +588,7 @@ extension ExhalationDetector.Configuration: Codable {
         try c.update(&soundsWithoutDevice, from: .soundsWithoutDevice)
         try c.update(&longSound, from: .longSound)
         try c.update(&clearFirstHeardShare, from: .clearFirstHeardShare)
+        try c.update(&doubtfulFirstWait, from: .doubtfulFirstWait)
         try c.update(&slowFlutterFrequency, from: .slowFlutterFrequency)
         try c.update(&slowFlutterCorrelation, from: .slowFlutterCorrelation)
         try c.update(&huffDurations, from: .huffDurations)
