@@ -158,6 +158,16 @@ final class EvaluatorTests: XCTestCase {
         }
     }
 
+    /// Someone breathing near the phone without the device: tuning-1210's session (a fan at
+    /// 96 kHz) makes one chance breath, heard in little more than half of its first second, and no
+    /// other follows it. Doubtful, it is withdrawn; with no wait for the next breath it stood.
+    func testAChanceBreathWithoutTheDeviceIsWithdrawnWhenNothingFollows() throws {
+        let session = try XCTUnwrap(Evaluator.randomCorpus(split: .tuning, count: 1211, withoutDevice: true).last)
+        XCTAssertEqual(session.name, "tuning-1210-no-device")
+        XCTAssertEqual(try Evaluator.evaluate(session).breathsFound, 0)
+        XCTAssertEqual(try Evaluator.evaluate(session) { $0.detector.doubtfulFirstWait = 0 }.breathsFound, 1)
+    }
+
     func testStricterTargetsAreMissed() throws {
         var targets = EvaluationTargets()
         targets.coverage = 1.01
