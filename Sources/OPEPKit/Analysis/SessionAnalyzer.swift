@@ -339,11 +339,9 @@ public struct SessionAnalyzer {
         case let .exhalationEnded(last):
             mark(from: max(last + 1, finalCount), through: newest, exhaling: false)
         case let .exhalationWithdrawn(first):
-            mark(from: max(first, finalCount), through: newest, exhaling: false)
-            for k in pendingHuffs.indices where pendingHuffs[k].followedBy == first { pendingHuffs[k].followedBy = nil }
+            withdraw(from: first, through: newest)
         case let .doubtfulExhalationWithdrawn(first, last):
-            mark(from: max(first, finalCount), through: last, exhaling: false)
-            for k in pendingHuffs.indices where pendingHuffs[k].followedBy == first { pendingHuffs[k].followedBy = nil }
+            withdraw(from: first, through: last)
         case let .huffCough(first, last, sound):
             let start = time(ofFrame: first)
             let event = SessionEvent(kind: .huffCough, time: start - frameInterval / 2, duration: time(ofFrame: last) - start + frameInterval)
@@ -351,6 +349,13 @@ public struct SessionAnalyzer {
         case let .inhalation(first, last):
             countInhalation(first...last)
         }
+    }
+
+    /// Takes back an exhalation over frames `first...last`: its frames are not exhaling, and a huff
+    /// cough it followed is no longer the breath in before it.
+    private mutating func withdraw(from first: Int, through last: Int) {
+        mark(from: max(first, finalCount), through: last, exhaling: false)
+        for k in pendingHuffs.indices where pendingHuffs[k].followedBy == first { pendingHuffs[k].followedBy = nil }
     }
 
     private mutating func countInhalation(_ frames: ClosedRange<Int>) {

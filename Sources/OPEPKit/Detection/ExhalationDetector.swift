@@ -253,6 +253,8 @@ public struct ExhalationDetector {
     /// (its level among the exhalations', the next exhalation judged as a later one) until it is
     /// withdrawn.
     private var doubtful: (first: Int, since: Int, last: Int?)?
+    /// Whether the exhalation under way is the doubtful first one (it has not ended yet).
+    private var doubtfulUnderWay: Bool { doubtful != nil && doubtful?.last == nil }
     /// Sounds of `longSound` or more that ended without a flutter before the first exhalation.
     private var longSoundsWithoutFlutter = 0
     private var frameIndex = 0
@@ -278,8 +280,6 @@ public struct ExhalationDetector {
         var exhaling = false
         /// The exhalation's first frame as reported: where its sound rose to the flutter's level.
         var reportedFirst = 0
-        /// Whether this is the doubtful first exhalation.
-        var isDoubtful = false
         /// For the sound going on after a withdrawn exhalation, that exhalation's reported first:
         /// as far back as this one's reported start may reach (nil: the sound's first).
         var riseLimit: Int? = nil
@@ -438,7 +438,7 @@ public struct ExhalationDetector {
             let unheard = judged && Double(current.heardFrames) < heardShareNeeded * judgedFrames
             if unheard || (quiet || i - current.lastPitched > hangoverFrames) && current.isShort(than: minimumBreathFrames) {
                 sound = quiet ? nil : Self.continuation(of: current, at: i, levelDB: levelDB, floorLevel: floorLevel)
-                if current.isDoubtful { doubtful = nil }
+                if doubtfulUnderWay { doubtful = nil }
                 return .exhalationWithdrawn(first: current.reportedFirst)
             }
             if judged {
@@ -447,13 +447,12 @@ public struct ExhalationDetector {
                 } else if doubtful == nil, exhalationCount == 0, doubtWaitFrames > 0,
                     Double(current.heardFrames) < configuration.clearFirstHeardShare * judgedFrames {
                     doubtful = (current.reportedFirst, i, nil)
-                    current.isDoubtful = true
                 }
             }
             if quiet || i - current.lastPitched > flutterGapFrames {
                 sound = nil
                 let last = min(current.lastPitched, current.lastLoud)
-                if current.isDoubtful { doubtful?.last = last }
+                if doubtfulUnderWay { doubtful?.last = last }
                 if let level = current.meanPitchedLevel {
                     exhalationLevelSum += level
                     exhalationCount += 1
@@ -504,7 +503,7 @@ public struct ExhalationDetector {
     private mutating func resolveDoubt(at i: Int, levelDB: Double) -> Decision? {
         guard let first = doubtful else { return nil }
         let late = i - first.since >= 2 * doubtWaitFrames
-        if let current = sound, current.isDoubtful {
+        if doubtfulUnderWay, let current = sound {
             guard late else { return nil }
             let floorLevel = max(floor.level ?? levelDB, configuration.absoluteFloorDB)
             sound = Self.continuation(of: current, at: i, levelDB: levelDB, floorLevel: floorLevel)
@@ -536,8 +535,8 @@ public struct ExhalationDetector {
         }
         sound = nil
         if current.exhaling {
-            if current.isShort(than: minimumBreathFrames) || current.isDoubtful {
-                if current.isDoubtful { doubtful = nil }
+            if current.isShort(than: minimumBreathFrames) || doubtfulUnderWay {
+                if doubtfulUnderWay { doubtful = nil }
                 return .exhalationWithdrawn(first: current.reportedFirst)
             }
             return .exhalationEnded(last: min(current.lastPitched, current.lastLoud))
