@@ -168,6 +168,70 @@ final class EvaluatorTests: XCTestCase {
         XCTAssertEqual(try Evaluator.evaluate(session) { $0.detector.doubtfulFirstWait = 0 }.breathsFound, 1)
     }
 
+    /// The chance breath of tuning-1210 breathed without the device is doubtful: alone it is
+    /// withdrawn, and followed within the wait by a breath through the device it stands. Either
+    /// way the frames it held back, the events and the report are the same whatever the chunks.
+    func testADoubtfulFirstBreathGivesTheSameAnalysisWhateverTheChunks() throws {
+        let session = try XCTUnwrap(Evaluator.randomCorpus(split: .tuning, count: 1211, withoutDevice: true).last)
+        let sampleRate = session.simulation.sampleRate
+        let alone = try audio(of: session)
+        let chance = try XCTUnwrap(analyse(alone, sampleRate: sampleRate) { $0.detector.doubtfulFirstWait = 0 }.report.breaths.first)
+        let device = smallCase(sampleRate: sampleRate, breaths: 1)
+        let breath = try XCTUnwrap(SessionSimulator(configuration: device.simulation).groundTruth.breaths.first)
+        let deviceAudio = try audio(of: device)
+        let cut = { (seconds: Double) in min(alone.count, Int(seconds * sampleRate)) }
+        let followed = Array(alone[0..<cut(chance.end + 3)])
+            + Array(deviceAudio[Int((breath.start - 1) * sampleRate)..<Int((breath.end + 2) * sampleRate)])
+        for (audio, breaths) in [(alone, 0), (followed, 2)] {
+            let whole = try analyse(audio, sampleRate: sampleRate)
+            XCTAssertEqual(whole.report.breaths.count, breaths, "whole")
+            XCTAssertEqual(whole.frames.map(\.time), whole.live.map(\.time), "every live frame is stored, held back or not")
+            for chunk in [1, 997, 4801] {
+                let split = try analyse(audio, sampleRate: sampleRate, chunk: chunk)
+                XCTAssertEqual(split.frames, whole.frames, "\(breaths) breaths, chunks of \(chunk)")
+                XCTAssertEqual(split.events, whole.events, "\(breaths) breaths, chunks of \(chunk)")
+                XCTAssertEqual(split.report, whole.report, "\(breaths) breaths, chunks of \(chunk)")
+            }
+        }
+        XCTAssertEqual(try analyse(followed, sampleRate: sampleRate).report.breaths.first?.start ?? 0, chance.start, accuracy: 0.05)
+    }
+
+    /// The audio the analysis of `evaluationCase` hears: its simulation, through its codec if any.
+    private func audio(of evaluationCase: EvaluationCase) throws -> [Float] {
+        var simulator = try SessionSimulator(configuration: evaluationCase.simulation)
+        var samples: [Float] = [], buffer: [Float] = []
+        while simulator.render(into: &buffer, maxFrames: 4096) > 0 { samples += buffer }
+        guard let codec = evaluationCase.simulation.variation?.chain.codec else { return samples }
+        return try CodecRoundTrip.process(samples, codec: codec, sampleRate: evaluationCase.simulation.sampleRate)
+    }
+
+    /// The stored and live frames, the events and the report of `samples` analysed in chunks of
+    /// `chunk` (all at once without).
+    private func analyse(
+        _ samples: [Float], sampleRate: Double, chunk: Int? = nil, configure: (inout SessionAnalyzer.Configuration) -> Void = { _ in }
+    ) throws -> (frames: [SessionFrame], live: [SessionFrame], events: [SessionEvent], report: SessionReport) {
+        var configuration = SessionAnalyzer.Configuration(sampleRate: sampleRate)
+        configure(&configuration)
+        var analyzer = try SessionAnalyzer(configuration: configuration)
+        var frames: [SessionFrame] = [], live: [SessionFrame] = [], events: [SessionEvent] = []
+        let collect: (SessionOutput) -> Void = { output in
+            switch output {
+            case let .frame(frame): frames.append(frame)
+            case let .live(frame): live.append(frame)
+            case let .event(event): events.append(event)
+            }
+        }
+        let step = chunk ?? samples.count
+        var start = 0
+        while start < samples.count {
+            let end = min(samples.count, start + step)
+            samples[start..<end].withUnsafeBufferPointer { analyzer.process($0, onOutput: collect) }
+            start = end
+        }
+        let report = analyzer.finish(onOutput: collect)
+        return (frames, live, events, report)
+    }
+
     func testStricterTargetsAreMissed() throws {
         var targets = EvaluationTargets()
         targets.coverage = 1.01
