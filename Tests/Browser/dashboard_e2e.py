@@ -104,13 +104,15 @@ def main():
         wait("the start button", lambda: driver.text("#start") is not None, 20)
         driver.click("#start")
         seen = []
+        prompts = []
         def three_breaths():
-            # Both read at once: the page may show the next frame between two reads.
-            pressure, zone = driver.script(
-                "return ['#pressure', '#zone'].map((css) => document.querySelector(css)?.textContent.trim() ?? null);")
+            # All read at once: the page may show the next frame between two reads.
+            pressure, zone, prompt = driver.script(
+                "return ['#pressure', '#zone', '#breath-state'].map((css) => document.querySelector(css)?.textContent.trim() ?? null);")
             number = re.search(r"[0-9]+(\.[0-9]+)?", pressure or "")
             if number and zone in ("below", "in", "above"):
                 seen.append((float(number.group()), zone))
+                prompts.append(prompt or "")
             count = re.match(r"\s*([0-9]+)\s*/", driver.text("#breath-count") or "")
             if options.screenshot and len(seen) == 40:
                 driver.screenshot(options.screenshot)
@@ -122,6 +124,9 @@ def main():
         # The pressure is shown to 0.1 cmH2O: a shown 10.0 may be 9.96, below the band.
         disagreeing = [(p, z) for p, z in seen if (z == "in") != (10 <= p <= 20) and min(abs(p - 10), abs(p - 20)) > 0.05]
         assert not disagreeing, f"zones disagree with pressures: {disagreeing[:10]} of {len(seen)}"
+        # While the gauge shows a breath's pressure, the prompt beside it must not ask for the next one.
+        inhale = [prompt for prompt in prompts if "Breathe in" in prompt]
+        assert not inhale, f"{len(inhale)} of {len(prompts)} pressures shown beside {inhale[0]!r}"
         driver.click("#stop")
         summary = wait("the summary", lambda: driver.text("#summary-breaths"), 30)
         assert summary.strip().startswith("3"), f"summary shows {summary!r} breaths, expected 3"

@@ -203,7 +203,7 @@ function newSession(p) {
     sessionId: null, started: false, stopSent: false, finished: false, summary: null, lastError: null, wakeLock: null,
     chunkSize: 0, pending: null, filled: 0, seq: 0, sentAt: new Map(), rtts: [],
     live: [], frames: [], lastLiveT: 0, lastLiveAt: performance.now(), liveCount: 0, frameCount: 0,
-    lastPressureAt: 0, breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false,
+    lastPressureAt: 0, breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false, prompt: '', breathHeard: false,
     elapsed: 0, elapsedAt: performance.now(), notHearingSince: null, lastStatusAt: performance.now(),
     raf: 0, diagAt: 0, traceAt: 0, stale: false,
   };
@@ -355,7 +355,7 @@ function onStarted(s, msg) {
   setStatus(s.placement
     ? 'Placement check: breathe in, then out once through the device, as in a session.'
     : 'Listening. Breathe in, then breathe out slowly through the device.');
-  setText('breath-state', 'Breathe in, then out steadily through the device for 3–4 seconds.');
+  askNext(s, 'Breathe in, then out steadily through the device for 3–4 seconds.');
   s.elapsedAt = performance.now();
   s.lastStatusAt = performance.now();
   // Keep the screen on during the session, where the browser allows it.
@@ -381,6 +381,7 @@ function onLive(s, msg) {
   } else if (now - s.lastPressureAt > HOLD_MS) {
     showPressure(null, null, null, msg.exhaling);
   }
+  followBreath(s, now - s.lastPressureAt <= HOLD_MS);
   showLevel(msg.level_db);
   showSignal(typeof msg.warning === 'string' ? msg.warning : null, typeof msg.advice === 'string' ? msg.advice : '');
   if (typeof msg.t === 'number') {
@@ -408,7 +409,23 @@ function showCounts(s) {
 
 function huffNow(s, text) {
   showHuffCue(text);
-  setText('breath-state', 'Do 2–3 huff coughs, then rest and breathe normally before the next set.');
+  askNext(s, 'Do 2–3 huff coughs, then rest and breathe normally before the next set.');
+}
+
+/** Sets what the patient is asked to do next; while a breath is heard that the engine has not
+ *  counted yet (its first flutter, or a first breath that waits for the next), it is shown once
+ *  the gauge stops showing a pressure. */
+function askNext(s, text) {
+  s.prompt = text;
+  if (!s.breathHeard) setText('breath-state', text);
+}
+
+/** Keeps the prompt from asking for the next breath while the gauge shows this one's pressure. */
+function followBreath(s, showing) {
+  const heard = showing && !s.inBreath && $('huff-cue').hidden;
+  if (heard === s.breathHeard) return;
+  s.breathHeard = heard;
+  setText('breath-state', heard ? 'Breathing out: keep it steady for 3–4 seconds.' : s.prompt);
 }
 
 function onEvent(s, ev) {
@@ -418,7 +435,7 @@ function onEvent(s, ev) {
       s.inBreath = true;
       if (typeof ev.set === 'number' && ev.set !== s.setNo) { s.setNo = ev.set; s.breathsInSet = 0; }
       showHuffCue(null);
-      setText('breath-state', `Breath ${ev.breath_in_set}: breathe out steadily for 3–4 seconds.`);
+      askNext(s, `Breath ${ev.breath_in_set}: breathe out steadily for 3–4 seconds.`);
       break;
     case 'breath_ended':
       if (s.placement) {
@@ -433,7 +450,7 @@ function onEvent(s, ev) {
         huffNow(s, `Set ${s.setNo} done: ${s.breathsInSet} breaths`);
       } else {
         const pressure = typeof ev.mean_pressure_cmh2o === 'number' ? ` Mean ${num(ev.mean_pressure_cmh2o)} cmH₂O.` : '';
-        setText('breath-state', `Breath done (${num(ev.duration_s)} s).${pressure} Breathe in, hold 2–3 s, then out again.`);
+        askNext(s, `Breath done (${num(ev.duration_s)} s).${pressure} Breathe in, hold 2–3 s, then out again.`);
       }
       break;
     case 'set_ended':
@@ -443,11 +460,12 @@ function onEvent(s, ev) {
       huffNow(s, `Set ${ev.set ?? s.setsDone} done`);
       break;
     case 'huff_cough':
-      setText('breath-state', 'Huff cough heard. Rest, then start the next set when you are ready.');
+      askNext(s, 'Huff cough heard. Rest, then start the next set when you are ready.');
       break;
     default:
       break;
   }
+  followBreath(s, performance.now() - s.lastPressureAt <= HOLD_MS);
   showCounts(s);
 }
 
