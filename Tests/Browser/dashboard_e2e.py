@@ -3,8 +3,9 @@
 
 Plays a simulated session to headless Chromium as its microphone (a WAV file through
 --use-file-for-fake-audio-capture), drives the page through chromedriver's WebDriver HTTP API,
-and checks that the page counts the breaths, shows pressures in the right zone, summarises the
-session when stopped, and that the session appears in the history page.
+and checks that the page counts the breaths, shows pressures in the right zone, ends the huff-cough
+cue once the next set's first breath is shown, summarises the session when stopped, and that the
+session appears in the history page.
 
     Tests/Browser/dashboard_e2e.py [--opep .build/debug/opep] [--screenshot FILE.png]
 
@@ -82,7 +83,7 @@ def main():
     driver = None
     try:
         wav = os.path.join(work, "session.wav")
-        subprocess.run([options.opep, "simulate", "-o", wav, "--sets", "1", "--breaths", "3", "--rest", "5",
+        subprocess.run([options.opep, "simulate", "-o", wav, "--sets", "2", "--breaths", "3", "--rest", "10",
                         "--pressure", "12-18", "--sample-rate", "48000", "--seed", "3"], check=True, stdout=subprocess.DEVNULL)
         truth = json.load(open(os.path.join(work, "session.truth.json")))
         true_pressures = [b["mean_pressure"] for b in truth["breaths"]]
@@ -105,19 +106,31 @@ def main():
         driver.click("#start")
         seen = []
         prompts = []
-        def three_breaths():
+        shown_since = None
+        cue_beside_breath = []
+        def second_set_begun():
+            nonlocal shown_since
             # All read at once: the page may show the next frame between two reads.
-            pressure, zone, prompt = driver.script(
-                "return ['#pressure', '#zone', '#breath-state'].map((css) => document.querySelector(css)?.textContent.trim() ?? null);")
+            pressure, zone, prompt, set_count, cue_hidden = driver.script(
+                "const text = (css) => document.querySelector(css)?.textContent.trim() ?? null;"
+                "return [text('#pressure'), text('#zone'), text('#breath-state'), text('#set-count'),"
+                " document.querySelector('#huff-cue').hidden];")
             number = re.search(r"[0-9]+(\.[0-9]+)?", pressure or "")
+            now = time.monotonic()
             if number and zone in ("below", "in", "above"):
                 seen.append((float(number.group()), zone))
                 prompts.append(prompt or "")
+                shown_since = shown_since or now
+                # The cue goes once a pressure has been shown for a second; this allows for polling.
+                if not cue_hidden and now - shown_since > 1.6:
+                    cue_beside_breath.append(round(now - shown_since, 2))
+            else:
+                shown_since = None
             count = re.match(r"\s*([0-9]+)\s*/", driver.text("#breath-count") or "")
             if options.screenshot and len(seen) == 40:
                 driver.screenshot(options.screenshot)
-            return count and int(count.group(1)) >= 3
-        wait("3 breaths counted on the page", three_breaths, 90)
+            return count and int(count.group(1)) >= 1 and (set_count or "").startswith("Set 2")
+        wait("the second set's first breath counted on the page", second_set_begun, 120)
         assert seen, "the page never showed a pressure with its zone"
         in_band = [p for p, z in seen if 12 - 3 <= p <= 18 + 3]
         assert len(in_band) >= 0.8 * len(seen), f"pressures shown {sorted(p for p, _ in seen)} are not near the true {true_pressures}"
@@ -127,15 +140,18 @@ def main():
         # While the gauge shows a breath's pressure, the prompt beside it must not ask for the next one.
         inhale = [prompt for prompt in prompts if "Breathe in" in prompt]
         assert not inhale, f"{len(inhale)} of {len(prompts)} pressures shown beside {inhale[0]!r}"
+        # The next set's first breath is counted a second or two after its pressure shows: by then
+        # the huff-cough cue must have gone.
+        assert not cue_beside_breath, f"the huff cue stayed beside a breath's pressure shown for {cue_beside_breath} s"
         driver.click("#stop")
         summary = wait("the summary", lambda: driver.text("#summary-breaths"), 30)
-        assert summary.strip().startswith("3"), f"summary shows {summary!r} breaths, expected 3"
+        assert summary.strip().startswith("4"), f"summary shows {summary!r} breaths, expected 4"
         driver.go(url + "/history")
         rows = wait("the session in history", lambda: _history(url), 20)
-        assert rows[0]["breaths"] == 3, f"history holds {rows}"
+        assert rows[0]["breaths"] == 4, f"history holds {rows}"
         wait("the session's row on the history page", lambda: driver.script(
             "return document.querySelectorAll('a[href*=\"/sessions/\"]').length;"), 20)
-        print(f"ok: {len(seen)} pressures shown ({min(p for p, _ in seen):.1f}-{max(p for p, _ in seen):.1f} cmH2O, true means {', '.join(f'{p:.1f}' for p in true_pressures)}), 3 breaths counted, summary and history agree")
+        print(f"ok: {len(seen)} pressures shown ({min(p for p, _ in seen):.1f}-{max(p for p, _ in seen):.1f} cmH2O, true means {', '.join(f'{p:.1f}' for p in true_pressures)}), 4 breaths counted in 2 sets, the huff cue gone as the second began, summary and history agree")
         return 0
     except Exception as error:
         print(f"dashboard end to end: FAILED: {error}", file=sys.stderr)

@@ -19,6 +19,9 @@ const CHUNK_S = 0.1;            // audio per binary message
 // normal while breathing in and holding (4-5 s): warn only after longer, and not while resting.
 const NOT_HEARING_AFTER_MS = 8000;
 const HOLD_MS = 400;            // keep the last pressure on screen through short gaps in the flutter
+// A huff cough can flash a pressure for a moment; a pressure shown longer than this is the next
+// set's first breath, which the engine counts only a second or two later.
+const LONGER_THAN_HUFF_S = 1.0;
 const TRACE_REDRAW_MS = 100;    // the 30-second trace moves 1/300 of its width per redraw: smooth, and light on a phone
 const LITTLE_ENDIAN = new Uint8Array(new Float32Array([1]).buffer)[3] === 0x3f;
 
@@ -203,7 +206,7 @@ function newSession(p) {
     sessionId: null, started: false, stopSent: false, finished: false, summary: null, lastError: null, wakeLock: null,
     chunkSize: 0, pending: null, filled: 0, seq: 0, sentAt: new Map(), rtts: [],
     live: [], frames: [], lastLiveT: 0, lastLiveAt: performance.now(), liveCount: 0, frameCount: 0,
-    lastPressureAt: 0, breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false, prompt: '', breathHeard: false,
+    lastPressureAt: 0, showingSince: null, breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false, prompt: '', breathHeard: false,
     elapsed: 0, elapsedAt: performance.now(), notHearingSince: null, lastStatusAt: performance.now(),
     raf: 0, diagAt: 0, traceAt: 0, stale: false,
   };
@@ -381,7 +384,12 @@ function onLive(s, msg) {
   } else if (now - s.lastPressureAt > HOLD_MS) {
     showPressure(null, null, null, msg.exhaling);
   }
-  followBreath(s, now - s.lastPressureAt <= HOLD_MS);
+  const showing = now - s.lastPressureAt <= HOLD_MS;
+  if (!showing) s.showingSince = null;
+  else if (typeof msg.t === 'number') s.showingSince ??= msg.t;
+  // The next set's first breath has begun, before the engine counts it: the huff cue goes.
+  if (showing && msg.t - s.showingSince > LONGER_THAN_HUFF_S) showHuffCue(null);
+  followBreath(s, showing);
   showLevel(msg.level_db);
   showSignal(typeof msg.warning === 'string' ? msg.warning : null, typeof msg.advice === 'string' ? msg.advice : '');
   if (typeof msg.t === 'number') {
@@ -482,7 +490,7 @@ function onStatus(s, msg) {
   }
   if (typeof msg.sets === 'number') { s.setsDone = msg.sets; s.setNo = msg.sets + 1; }
   if (typeof msg.breaths_in_set === 'number') s.breathsInSet = msg.breaths_in_set;
-  if (s.breathsInSet >= p.breaths_per_set && !s.inBreath && $('huff-cue').hidden) {
+  if (s.breathsInSet >= p.breaths_per_set && !s.inBreath && s.showingSince === null && $('huff-cue').hidden) {
     huffNow(s, `Set ${s.setNo} done: ${s.breathsInSet} breaths`);
   }
   showCounts(s);
