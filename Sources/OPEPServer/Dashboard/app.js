@@ -19,8 +19,9 @@ const CHUNK_S = 0.1;            // audio per binary message
 // normal while breathing in and holding (4-5 s): warn only after longer, and not while resting.
 const NOT_HEARING_AFTER_MS = 8000;
 const HOLD_MS = 400;            // keep the last pressure on screen through short gaps in the flutter
-// A huff cough can flash a pressure for a moment; a pressure shown longer than this is the next
-// set's first breath, which the engine counts only a second or two later.
+// A huff cough can flash a pressure for a moment; pressures shown for longer than this (from the
+// first to the last, through gaps under HOLD_MS) are the next set's first breath, which the engine
+// counts only a second or two later.
 const LONGER_THAN_HUFF_S = 1.0;
 const TRACE_REDRAW_MS = 100;    // the 30-second trace moves 1/300 of its width per redraw: smooth, and light on a phone
 const LITTLE_ENDIAN = new Uint8Array(new Float32Array([1]).buffer)[3] === 0x3f;
@@ -206,7 +207,7 @@ function newSession(p) {
     sessionId: null, started: false, stopSent: false, finished: false, summary: null, lastError: null, wakeLock: null,
     chunkSize: 0, pending: null, filled: 0, seq: 0, sentAt: new Map(), rtts: [],
     live: [], frames: [], lastLiveT: 0, lastLiveAt: performance.now(), liveCount: 0, frameCount: 0,
-    lastPressureAt: 0, showingSince: null, breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false, prompt: '', breathHeard: false,
+    lastPressureAt: 0, gaugeRun: null, huffs: 0, setDone: '', breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false, prompt: '', breathHeard: false,
     elapsed: 0, elapsedAt: performance.now(), notHearingSince: null, lastStatusAt: performance.now(),
     raf: 0, diagAt: 0, traceAt: 0, stale: false,
   };
@@ -385,10 +386,13 @@ function onLive(s, msg) {
     showPressure(null, null, null, msg.exhaling);
   }
   const showing = now - s.lastPressureAt <= HOLD_MS;
-  if (!showing) s.showingSince = null;
-  else if (typeof msg.t === 'number') s.showingSince ??= msg.t;
-  // The next set's first breath has begun, before the engine counts it: the huff cue goes.
-  if (showing && msg.t - s.showingSince > LONGER_THAN_HUFF_S) showHuffCue(null);
+  if (!showing) {
+    s.gaugeRun = null;
+  } else if (pressure !== null && typeof msg.t === 'number') {
+    s.gaugeRun = { from: s.gaugeRun?.from ?? msg.t, to: msg.t };
+    // The next set's first breath has begun, before the engine counts it: the huff cue goes.
+    if (s.gaugeRun.to - s.gaugeRun.from > LONGER_THAN_HUFF_S) showHuffCue(null);
+  }
   followBreath(s, showing);
   showLevel(msg.level_db);
   showSignal(typeof msg.warning === 'string' ? msg.warning : null, typeof msg.advice === 'string' ? msg.advice : '');
@@ -415,9 +419,21 @@ function showCounts(s) {
   $('breath-count').classList.toggle('done', s.breathsInSet >= p.breaths_per_set);
 }
 
+/** Shows the huff-cough cue for the set just done (`text`), with the huff coughs heard since its
+ *  last breath; they come a few seconds after the coughs, and may come before the set's end. */
 function huffNow(s, text) {
-  showHuffCue(text);
-  askNext(s, 'Do 2–3 huff coughs, then rest and breathe normally before the next set.');
+  s.setDone = text;
+  showHuffCue(s.huffs ? `${text} · ${huffsHeard(s.huffs)}` : text);
+  askNext(s, s.huffs ? `${capitalised(huffsHeard(s.huffs))}. Rest, then start the next set when you are ready.`
+    : 'Do 2–3 huff coughs, then rest and breathe normally before the next set.');
+}
+
+function huffsHeard(n) {
+  return `${n} huff cough${n === 1 ? '' : 's'} heard`;
+}
+
+function capitalised(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Sets what the patient is asked to do next; while a breath is heard that the engine has not
@@ -441,6 +457,7 @@ function onEvent(s, ev) {
   switch (ev.kind) {
     case 'breath_started':
       s.inBreath = true;
+      s.huffs = 0;
       if (typeof ev.set === 'number' && ev.set !== s.setNo) { s.setNo = ev.set; s.breathsInSet = 0; }
       showHuffCue(null);
       askNext(s, `Breath ${ev.breath_in_set}: breathe out steadily for 3–4 seconds.`);
@@ -468,7 +485,9 @@ function onEvent(s, ev) {
       huffNow(s, `Set ${ev.set ?? s.setsDone} done`);
       break;
     case 'huff_cough':
-      askNext(s, 'Huff cough heard. Rest, then start the next set when you are ready.');
+      s.huffs += 1;
+      if (!$('huff-cue').hidden) huffNow(s, s.setDone);
+      else askNext(s, `${capitalised(huffsHeard(s.huffs))}. Rest, then start the next set when you are ready.`);
       break;
     default:
       break;
@@ -490,7 +509,7 @@ function onStatus(s, msg) {
   }
   if (typeof msg.sets === 'number') { s.setsDone = msg.sets; s.setNo = msg.sets + 1; }
   if (typeof msg.breaths_in_set === 'number') s.breathsInSet = msg.breaths_in_set;
-  if (s.breathsInSet >= p.breaths_per_set && !s.inBreath && s.showingSince === null && $('huff-cue').hidden) {
+  if (s.breathsInSet >= p.breaths_per_set && !s.inBreath && s.gaugeRun === null && $('huff-cue').hidden) {
     huffNow(s, `Set ${s.setNo} done: ${s.breathsInSet} breaths`);
   }
   showCounts(s);
