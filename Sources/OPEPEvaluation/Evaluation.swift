@@ -95,6 +95,10 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     /// it gave there (``SignalProblem/noFlutter`` tells the patient to breathe out through the
     /// device).
     public var plainExhalationWarnings: [String: Int] = [:]
+    /// Exhalations without the device in which the live gauge showed a pressure, and the seconds
+    /// it showed one there in all: no breath is counted in them, but a patient sees the gauge.
+    public var plainExhalationGauges = 0
+    public var plainExhalationGaugeTime = 0.0
     public var setsTrue: Int
     public var setsFound: Int
     /// Huff coughs: the session's, those the analysis reported, and those matched one-to-one with
@@ -234,6 +238,8 @@ public enum Evaluator {
         result.missedHuffs = huffMatching.missed
         result.extraHuffs = huffMatching.extra
         result.plainExhalationWarnings = score.plainExhalationWarnings
+        result.plainExhalationGauges = score.plainGaugeTimes.filter { $0 > 0 }.count
+        result.plainExhalationGaugeTime = score.plainGaugeTimes.reduce(0, +)
         result.octaveErrors = score.octaveShare
         result.breathsAtWrongOctave = score.breathsAtWrongOctave
         result.misses = misses(result, targets: targets)
@@ -371,6 +377,8 @@ struct FrameScore {
     private var lastWarning: SignalProblem?
     /// The first warning standing in each exhalation without the device.
     private var plainWarnings: [SignalProblem?]
+    /// The seconds the live gauge showed a pressure in each exhalation without the device.
+    private(set) var plainGaugeTimes: [Double]
     /// Per breath heard live: its first pitched live frame's time less the flutter's start.
     private(set) var gaugeDelays: [Double] = []
     private var lastHeardFlutterStart: Double?
@@ -398,6 +406,12 @@ struct FrameScore {
         self.window = window
         realised = RealisedPitch(truth: truth)
         plainWarnings = Array(repeating: nil, count: truth.plainExhalations.count)
+        plainGaugeTimes = Array(repeating: 0, count: truth.plainExhalations.count)
+    }
+
+    /// The exhalation without the device going on at `time`, by its index.
+    private func plainExhalation(at time: Double) -> Int? {
+        truth.plainExhalations.firstIndex { $0.start <= time && time < $0.end }
     }
 
     /// How many exhalations without the device got a warning, by the first one given there.
@@ -415,8 +429,7 @@ struct FrameScore {
             if frame.pitch != nil { outsideWithPitch += 1 }
             if let warning = frame.warning {
                 warningsOutside[warning.rawValue, default: 0] += frameInterval
-                if let plain = truth.plainExhalations.firstIndex(where: { $0.start <= frame.time && frame.time < $0.end }),
-                    plainWarnings[plain] == nil {
+                if let plain = plainExhalation(at: frame.time), plainWarnings[plain] == nil {
                     plainWarnings[plain] = warning
                 }
             }
@@ -444,7 +457,9 @@ struct FrameScore {
     mutating func addLive(_ frame: SessionFrame) {
         guard let breath = truth.breath(at: frame.time) else {
             liveOutside += 1
-            if frame.pitch != nil { liveOutsideWithPitch += 1 }
+            guard frame.pitch != nil else { return }
+            liveOutsideWithPitch += 1
+            if let plain = plainExhalation(at: frame.time) { plainGaugeTimes[plain] += frameInterval }
             return
         }
         guard let pitch = frame.pitch, frame.time >= breath.flutterStart else { return }

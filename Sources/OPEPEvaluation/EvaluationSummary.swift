@@ -45,6 +45,10 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
     public var plainExhalations: Int
     /// Exhalations without the device during which the check warned, by the first reason given.
     public var plainExhalationWarnings: [String: Int]
+    /// Exhalations without the device in which the live gauge showed a pressure, over the corpus,
+    /// and the seconds it showed one there.
+    public var plainExhalationGauges: Int
+    public var plainExhalationGaugeTime: Double
     public var grossErrors: Spread?
     /// Each case's share of pitches at twice or half the true rate, and the true breaths over the
     /// corpus reported mostly at the wrong octave (``EvaluationResult/breathsAtWrongOctave``).
@@ -100,6 +104,8 @@ public struct EvaluationSummary: Sendable, Hashable, Codable {
         plainExhalationWarnings = results.reduce(into: [:]) { counts, result in
             counts.merge(result.plainExhalationWarnings, uniquingKeysWith: +)
         }
+        plainExhalationGauges = results.reduce(0) { $0 + $1.plainExhalationGauges }
+        plainExhalationGaugeTime = results.reduce(0) { $0 + $1.plainExhalationGaugeTime }
         grossErrors = Spread(results.map { ($0.name, $0.grossErrors) }, higherIsBetter: false)
         octaveErrors = Spread(results.map { ($0.name, $0.octaveErrors) }, higherIsBetter: false)
         breathsAtWrongOctave = results.reduce(0) { $0 + $1.breathsAtWrongOctave }

@@ -213,6 +213,7 @@ enum EvaluationTable {
             "\(corpus): \(s.cases) cases, \(s.passed) met every target, \(s.breathsExact) with every breath exact"
                 + (s.worstCase.map { "; worst case \($0)" } ?? ""),
             "  exhalations without the device: \(s.plainExhalations), breaths found in them: \(s.plainExhalationBreaths), "
+                + "the gauge showed a pressure in: \(s.plainExhalationGauges) (\(fixed(s.plainExhalationGaugeTime, 1)) s in all), "
                 + "warned in: \(plainWarnings(s))",
             "  true breaths reported mostly at twice or half their rate: \(s.breathsAtWrongOctave) of \(s.breathsTrue)",
             "  huff coughs: \(s.huffsTrue) true, \(s.huffsFound) found, \(s.huffsMatched) of them matching a true one",

@@ -48,9 +48,7 @@ final class EvaluatorTests: XCTestCase {
     /// Each exhalation without the device that the check warned in counts once, under the first
     /// warning standing there; warnings between them count for none.
     func testWarningsInExhalationsWithoutTheDeviceCountByTheirFirstReason() {
-        let plain = [TrueSound(start: 1, end: 3), TrueSound(start: 5, end: 7), TrueSound(start: 8, end: 9)]
-        let truth = GroundTruth(configuration: SimulationConfiguration(), duration: 10, breaths: [], huffs: [], plainExhalations: plain)
-        var score = FrameScore(truth: truth, settling: 0.35, window: 0.25, frameInterval: 0.01)
+        var score = scoreOfThreeExhalationsWithoutTheDevice()
         for i in 0..<1000 {
             let time = Double(i) / 100
             var frame = SessionFrame(time: time, pitch: nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: -30)
@@ -59,6 +57,29 @@ final class EvaluatorTests: XCTestCase {
             score.add(frame)
         }
         XCTAssertEqual(score.plainExhalationWarnings, ["too_far": 1, "no_flutter": 2])
+    }
+
+    /// A score of 10 s holding exhalations without the device at 1-3, 5-7 and 8-9 s, and nothing else.
+    private func scoreOfThreeExhalationsWithoutTheDevice() -> FrameScore {
+        let plain = [TrueSound(start: 1, end: 3), TrueSound(start: 5, end: 7), TrueSound(start: 8, end: 9)]
+        let truth = GroundTruth(configuration: SimulationConfiguration(), duration: 10, breaths: [], huffs: [], plainExhalations: plain)
+        return FrameScore(truth: truth, settling: 0.35, window: 0.25, frameInterval: 0.01)
+    }
+
+    /// The live gauge's pressures in each exhalation without the device are timed there; those
+    /// between them count for none.
+    func testTheGaugeIsTimedInEachExhalationWithoutTheDevice() {
+        var score = scoreOfThreeExhalationsWithoutTheDevice()
+        for i in 0..<1000 {
+            let time = Double(i) / 100
+            let shown = (time >= 2.5 && time < 3.5) || (time >= 8.2 && time < 8.4)
+            score.addLive(SessionFrame(
+                time: time, pitch: shown ? 15 : nil, pressure: nil, confidence: 0, exhaling: false, zone: nil, levelDB: -30))
+        }
+        XCTAssertEqual(score.plainGaugeTimes.count, 3)
+        XCTAssertEqual(score.plainGaugeTimes[0], 0.5, accuracy: 1e-9, "the half second before the first exhalation's end")
+        XCTAssertEqual(score.plainGaugeTimes[1], 0)
+        XCTAssertEqual(score.plainGaugeTimes[2], 0.2, accuracy: 1e-9)
     }
 
     func testChunkLengthDoesNotChangeTheResult() throws {
