@@ -8,7 +8,7 @@
 
 import { createGauge, drawTrace } from './charts.js';
 import { bindPlanForm, loadPlan, DEFAULT_PLAN } from './plan.js';
-import { clock, el, exhalationSpans, exportLinks, fetchJSON, num, pct, renderSummary } from './common.js';
+import { clock, el, exhalationSpans, exportLinks, fetchJSON, gaugeRun, num, pct, renderSummary } from './common.js';
 import { EngineLink, pageEngineAvailable } from './engine-link.js';
 import { documentName, forgetSession, keepSession, keptSessions, sendSession } from './device-history.js';
 
@@ -18,10 +18,8 @@ const CHUNK_S = 0.1;            // audio per binary message
 // The server reports hearing_device false whenever no flutter is heard at that moment, which is
 // normal while breathing in and holding (4-5 s): warn only after longer, and not while resting.
 const NOT_HEARING_AFTER_MS = 8000;
-const HOLD_MS = 400;            // keep the last pressure on screen through short gaps in the flutter
-// A huff cough can flash a pressure for a moment; pressures shown for longer than this (from the
-// first to the last, through gaps under HOLD_MS) are the next set's first breath, which the engine
-// counts only a second or two later.
+// A huff cough can flash a pressure for a moment; a run of pressures longer than this (gaugeRun in
+// common.js) is the next set's first breath, which the engine counts only a second or two later.
 const LONGER_THAN_HUFF_S = 1.0;
 const TRACE_REDRAW_MS = 100;    // the 30-second trace moves 1/300 of its width per redraw: smooth, and light on a phone
 const LITTLE_ENDIAN = new Uint8Array(new Float32Array([1]).buffer)[3] === 0x3f;
@@ -207,7 +205,7 @@ function newSession(p) {
     sessionId: null, started: false, stopSent: false, finished: false, summary: null, lastError: null, wakeLock: null,
     chunkSize: 0, pending: null, filled: 0, seq: 0, sentAt: new Map(), rtts: [],
     live: [], frames: [], lastLiveT: 0, lastLiveAt: performance.now(), liveCount: 0, frameCount: 0,
-    lastPressureAt: 0, gaugeRun: null, huffs: 0, setDone: '', breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false, prompt: '', breathHeard: false,
+    gaugeRun: null, huffs: 0, setDone: '', breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false, prompt: '', breathHeard: false,
     elapsed: 0, elapsedAt: performance.now(), notHearingSince: null, lastStatusAt: performance.now(),
     raf: 0, diagAt: 0, traceAt: 0, stale: false,
   };
@@ -377,23 +375,17 @@ function onLive(s, msg) {
   }
   s.liveCount += 1;
   const pressure = typeof msg.pressure_cmh2o === 'number' ? msg.pressure_cmh2o : null;
+  if (typeof msg.t === 'number') s.gaugeRun = gaugeRun(s.gaugeRun, msg.t, pressure);
   if (pressure !== null) {
-    s.lastPressureAt = now;
     s.notHearingSince = null;
     showNotHearing(false);
     showPressure(pressure, msg.pitch_hz, msg.zone, msg.exhaling);
-  } else if (now - s.lastPressureAt > HOLD_MS) {
+    // The next set's first breath has begun, before the engine counts it: the huff cue goes.
+    if (s.gaugeRun && s.gaugeRun.to - s.gaugeRun.from > LONGER_THAN_HUFF_S) showHuffCue(null);
+  } else if (!s.gaugeRun) {
     showPressure(null, null, null, msg.exhaling);
   }
-  const showing = now - s.lastPressureAt <= HOLD_MS;
-  if (!showing) {
-    s.gaugeRun = null;
-  } else if (pressure !== null && typeof msg.t === 'number') {
-    s.gaugeRun = { from: s.gaugeRun?.from ?? msg.t, to: msg.t };
-    // The next set's first breath has begun, before the engine counts it: the huff cue goes.
-    if (s.gaugeRun.to - s.gaugeRun.from > LONGER_THAN_HUFF_S) showHuffCue(null);
-  }
-  followBreath(s, showing);
+  followBreath(s, s.gaugeRun !== null);
   showLevel(msg.level_db);
   showSignal(typeof msg.warning === 'string' ? msg.warning : null, typeof msg.advice === 'string' ? msg.advice : '');
   if (typeof msg.t === 'number') {
@@ -492,7 +484,7 @@ function onEvent(s, ev) {
     default:
       break;
   }
-  followBreath(s, performance.now() - s.lastPressureAt <= HOLD_MS);
+  followBreath(s, s.gaugeRun !== null);
   showCounts(s);
 }
 
