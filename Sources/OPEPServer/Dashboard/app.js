@@ -416,16 +416,17 @@ function showCounts(s) {
 function huffNow(s, text) {
   s.setDone = text;
   showHuffCue(s.huffs ? `${text} · ${huffsHeard(s.huffs)}` : text);
-  askNext(s, s.huffs ? `${capitalised(huffsHeard(s.huffs))}. Rest, then start the next set when you are ready.`
-    : 'Do 2–3 huff coughs, then rest and breathe normally before the next set.');
+  askNext(s, afterSet(s.huffs));
 }
 
 function huffsHeard(n) {
   return `${n} huff cough${n === 1 ? '' : 's'} heard`;
 }
 
-function capitalised(text) {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+/** What to do after a set once `n` huff coughs were heard (none yet: cough them). */
+function afterSet(n) {
+  return n ? `${huffsHeard(n)}. Rest, then start the next set when you are ready.`
+    : 'Do 2–3 huff coughs, then rest and breathe normally before the next set.';
 }
 
 /** Sets what the patient is asked to do next; while a breath is heard that the engine has not
@@ -479,7 +480,7 @@ function onEvent(s, ev) {
     case 'huff_cough':
       s.huffs += 1;
       if (!$('huff-cue').hidden) huffNow(s, s.setDone);
-      else askNext(s, `${capitalised(huffsHeard(s.huffs))}. Rest, then start the next set when you are ready.`);
+      else askNext(s, afterSet(s.huffs));
       break;
     default:
       break;
