@@ -82,7 +82,7 @@ function showPressure(pressure, pitch, zone, exhaling) {
   setText('zone', has && zone ? zone : '—');
   gauge.update(has ? pressure : null, zone);
   const label = $('zone-label');
-  const resting = !$('huff-cue').hidden;
+  const resting = session?.resting ?? false;
   const [text, hint] = has && ZONES[zone] ? ZONES[zone]
     : !session ? ['Waiting to start', '\u00a0']
       : resting ? ['Set done', 'Huff cough, then rest before the next set.']
@@ -111,8 +111,10 @@ function showLevel(db) {
   meter.setAttribute('aria-valuetext', `${Math.round(clamped)} dB${kind === 'loud' ? ', too loud' : kind === 'quiet' ? ', very quiet' : ''}`);
 }
 
-/** Shows "Huff cough now" with a detail line under it, or hides the cue when `detail` is null. */
-function showHuffCue(detail) {
+/** Shows "Huff cough now" with a detail line under it, or hides the cue when `detail` is null;
+ *  `s.resting` says whether it is up (the set is done, huff coughs and the rest follow). */
+function showHuffCue(s, detail) {
+  s.resting = detail !== null;
   const cue = $('huff-cue');
   if (detail) {
     cue.replaceChildren('Huff cough now ', el('small', {}, detail));
@@ -205,7 +207,7 @@ function newSession(p) {
     sessionId: null, started: false, stopSent: false, finished: false, summary: null, lastError: null, wakeLock: null,
     chunkSize: 0, pending: null, filled: 0, seq: 0, sentAt: new Map(), rtts: [],
     live: [], frames: [], lastLiveT: 0, lastLiveAt: performance.now(), liveCount: 0, frameCount: 0,
-    gaugeRun: null, huffs: 0, setDone: '', breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false, prompt: '', breathHeard: false,
+    gaugeRun: null, huffs: 0, resting: false, setDone: '', breathsInSet: 0, setsDone: 0, setNo: 1, inBreath: false, prompt: '', breathHeard: false,
     elapsed: 0, elapsedAt: performance.now(), notHearingSince: null, lastStatusAt: performance.now(),
     raf: 0, diagAt: 0, traceAt: 0, stale: false,
   };
@@ -224,7 +226,7 @@ async function start(placement = false) {
   $('stop').disabled = false;
   $('summary').hidden = true;
   planForm.setDisabled(true);
-  showHuffCue(null);
+  showHuffCue(s, null);
   showPlan(s.plan);
   try {
     if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
@@ -381,7 +383,7 @@ function onLive(s, msg) {
     showNotHearing(false);
     showPressure(pressure, msg.pitch_hz, msg.zone, msg.exhaling);
     // The next set's first breath has begun, before the engine counts it: the huff cue goes.
-    if (s.gaugeRun && s.gaugeRun.to - s.gaugeRun.from > LONGER_THAN_HUFF_S) showHuffCue(null);
+    if (s.gaugeRun && s.gaugeRun.to - s.gaugeRun.from > LONGER_THAN_HUFF_S) showHuffCue(s, null);
   } else if (!s.gaugeRun) {
     showPressure(null, null, null, msg.exhaling);
   }
@@ -415,7 +417,7 @@ function showCounts(s) {
  *  last breath; they come a few seconds after the coughs, and may come before the set's end. */
 function huffNow(s, text) {
   s.setDone = text;
-  showHuffCue(s.huffs ? `${text} · ${huffsHeard(s.huffs)}` : text);
+  showHuffCue(s, s.huffs ? `${text} · ${huffsHeard(s.huffs)}` : text);
   askNext(s, afterSet(s.huffs));
 }
 
@@ -439,7 +441,7 @@ function askNext(s, text) {
 
 /** Keeps the prompt from asking for the next breath while the gauge shows this one's pressure. */
 function followBreath(s, showing) {
-  const heard = showing && !s.inBreath && $('huff-cue').hidden;
+  const heard = showing && !s.inBreath && !s.resting;
   if (heard === s.breathHeard) return;
   s.breathHeard = heard;
   setText('breath-state', heard ? 'Breathing out: keep it steady for 3–4 seconds.' : s.prompt);
@@ -452,7 +454,7 @@ function onEvent(s, ev) {
       s.inBreath = true;
       s.huffs = 0;
       if (typeof ev.set === 'number' && ev.set !== s.setNo) { s.setNo = ev.set; s.breathsInSet = 0; }
-      showHuffCue(null);
+      showHuffCue(s, null);
       askNext(s, `Breath ${ev.breath_in_set}: breathe out steadily for 3–4 seconds.`);
       break;
     case 'breath_ended':
@@ -479,7 +481,7 @@ function onEvent(s, ev) {
       break;
     case 'huff_cough':
       s.huffs += 1;
-      if (!$('huff-cue').hidden) huffNow(s, s.setDone);
+      if (s.resting) huffNow(s, s.setDone);
       else askNext(s, afterSet(s.huffs));
       break;
     default:
@@ -502,15 +504,15 @@ function onStatus(s, msg) {
   }
   if (typeof msg.sets === 'number') { s.setsDone = msg.sets; s.setNo = msg.sets + 1; }
   if (typeof msg.breaths_in_set === 'number') s.breathsInSet = msg.breaths_in_set;
-  if (s.breathsInSet >= p.breaths_per_set && !s.inBreath && s.gaugeRun === null && $('huff-cue').hidden) {
+  if (s.breathsInSet >= p.breaths_per_set && !s.inBreath && s.gaugeRun === null && !s.resting) {
     huffNow(s, `Set ${s.setNo} done: ${s.breathsInSet} breaths`);
   }
   showCounts(s);
   if (typeof msg.level_db === 'number' && now - s.lastLiveAt > 1000) showLevel(msg.level_db);
   if (msg.hearing_device === false) {
     s.notHearingSince ??= now;
-    const resting = !$('huff-cue').hidden; // huff coughs and the rest between sets are quiet
-    showNotHearing(!resting && now - s.notHearingSince >= NOT_HEARING_AFTER_MS, msg.level_db !== null && msg.level_db < -70);
+    // huff coughs and the rest between sets are quiet
+    showNotHearing(!s.resting && now - s.notHearingSince >= NOT_HEARING_AFTER_MS, msg.level_db !== null && msg.level_db < -70);
   } else if (msg.hearing_device === true) {
     s.notHearingSince = null;
     showNotHearing(false);
@@ -655,7 +657,7 @@ async function finish(s) {
   if (session === s) session = null;
   showDiagnostics(s);
   showNotHearing(false);
-  showHuffCue(null);
+  showHuffCue(s, null);
   setText('breath-state', s.started && !s.placement ? 'Session finished. Well done: rest and breathe normally.' : 'Sit upright, lips sealed around the mouthpiece.');
   showLevel(null);
   showPressure(null, null, null, false);
