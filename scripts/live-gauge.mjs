@@ -27,8 +27,16 @@ function fail(message) {
   process.exit(2);
 }
 
+function read(path, encoding) {
+  try {
+    return readFileSync(path, encoding);
+  } catch (error) {
+    fail(`${path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+  }
+}
+
 function readWAV(path) {
-  const wav = readFileSync(path);
+  const wav = read(path);
   if (wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') fail(`${path}: not a WAV file`);
   let offset = 12, rate = 0, channels = 0, bits = 0, data = null;
   while (offset + 8 <= wav.length) {
@@ -60,7 +68,14 @@ if (!args.length) fail('name one or more simulated sessions (WAV files with thei
 const engine = await OPEPEngine.load(readFileSync(join(dashboard, 'opep-engine.wasm')));
 const sessions = args.map(path => {
   const { rate, samples } = readWAV(path);
-  const truth = JSON.parse(readFileSync(path.replace(/\.wav$/i, '') + '.truth.json', 'utf8'));
+  const truthPath = path.replace(/\.wav$/i, '') + '.truth.json';
+  let truth;
+  try {
+    truth = JSON.parse(read(truthPath, 'utf8'));
+  } catch {
+    fail(`${truthPath}: not JSON`);
+  }
+  if (!Array.isArray(truth?.breaths)) fail(`${truthPath}: no "breaths" list (a truth file of opep simulate)`);
   engine.start(rate, { chunkCapacity: 4096 });
   const step = Math.round(rate * LIVE_INTERVAL_S), live = [];
   for (let s = 0; s < samples.length; s += step) {
