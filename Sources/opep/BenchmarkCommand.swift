@@ -47,6 +47,7 @@ struct BenchmarkCommand: ParsableCommand {
             breaths = run.finish { _ in }.summary.breathCount
         }
         print("\(fixed(duration, 1)) s of \(fixed(sampleRate / 1000, 1)) kHz simulated audio (\(plural(breaths, "breath"))), \(runs) runs, chunks of \(chunk) samples, one core")
+        print("processor: \(Self.processorName() ?? "unknown") (the figures depend on it)")
         print(EngineBuild.forThisProcessor
             ? "engine compiled for this processor (OPEP_PORTABLE=1 swift build makes one that any machine of its kind runs)"
             : "engine compiled for any processor of its kind")
@@ -76,6 +77,28 @@ struct BenchmarkCommand: ParsableCommand {
         let sorted = timings.sorted()
         let median = sorted[sorted.count / 2]
         return "\(name.rightPad(15)) median \(fixed(median * 1000, 2)) ms = \(Int(duration / median)) x real time (fastest \(Int(duration / sorted[0])) x, slowest \(Int(duration / sorted[sorted.count - 1])) x)"
+    }
+
+    /// The processor's model name as the system gives it (`/proc/cpuinfo` on Linux,
+    /// `machdep.cpu.brand_string` on macOS), or nil where it does not.
+    static func processorName() -> String? {
+        #if os(Linux)
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return nil }
+        for line in info.split(separator: "\n") where line.hasPrefix("model name") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if !name.isEmpty { return name }
+        }
+        return nil
+        #elseif canImport(Darwin)
+        var size = 0
+        guard sysctlbyname("machdep.cpu.brand_string", nil, &size, nil, 0) == 0, size > 1 else { return nil }
+        var name = [CChar](repeating: 0, count: size)
+        guard sysctlbyname("machdep.cpu.brand_string", &name, &size, nil, 0) == 0 else { return nil }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+        return nil
+        #endif
     }
 
     private func render() throws -> [Float] {

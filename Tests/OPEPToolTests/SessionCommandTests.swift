@@ -87,5 +87,13 @@ final class SessionCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("x real time"), result.stdout)
         XCTAssertTrue(result.stdout.contains("engine compiled for"), result.stdout)
+        #if os(Linux)
+        let model = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8).split(separator: "\n")
+            .first { $0.hasPrefix("model name") }?.split(separator: ":", maxSplits: 1).last?
+            .trimmingCharacters(in: .whitespaces)
+        if let model, !model.isEmpty {
+            XCTAssertTrue(result.stdout.contains("processor: \(model) ("), result.stdout)
+        }
+        #endif
     }
 }
