@@ -4,12 +4,14 @@
 // rule for holding a pressure through gaps (gaugeRun in common.js), on simulated sessions with
 // their truth. A live frame is taken every 50 ms, as `opep serve` sends them; each frame's pressure
 // stays on screen for those 50 ms. The rule is measured with the hold the page uses (0.4 s) at
-// each `steadyS` given (0 holds every pressure: the page before 77dd055).
+// each `steadyS` given (by default 0, which holds every pressure as the page did before 77dd055;
+// 0.2 s, from 77dd055; and the page's own, BREATH_RUN_S), and so is the time a pressure is shown
+// in the exhalations without the device (the truth's `plain_exhalations`).
 //
 //     for s in $(seq 1 30); do
 //       opep simulate --real-breath --sets 1 --breaths 3 --noise room --seed $s -o /tmp/lg/s$s.wav
 //     done
-//     node scripts/live-gauge.mjs [--steady 0,0.2] /tmp/lg/s*.wav
+//     node scripts/live-gauge.mjs [--steady 0,0.2,1] /tmp/lg/s*.wav
 //
 // A WAV is read as 16-bit mono PCM (what `opep simulate` writes by default) and its truth from the
 // `.truth.json` beside it; a breath's flutter runs from its `flutter_start` to its `end`.
@@ -17,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OPEPEngine } from '../Sources/OPEPServer/Dashboard/engine.mjs';
-import { gaugeRun } from '../Sources/OPEPServer/Dashboard/common.js';
+import { BREATH_RUN_S, gaugeRun } from '../Sources/OPEPServer/Dashboard/common.js';
 
 const LIVE_INTERVAL_S = 0.05;
 const dashboard = join(dirname(fileURLToPath(import.meta.url)), '..', 'Sources', 'OPEPServer', 'Dashboard');
@@ -56,7 +58,7 @@ function readWAV(path) {
 }
 
 const args = process.argv.slice(2);
-let steadies = [0, 0.2];
+let steadies = [0, 0.2, BREATH_RUN_S];
 const steadyAt = args.indexOf('--steady');
 if (steadyAt >= 0) {
   steadies = (args[steadyAt + 1] ?? '').split(',').map(Number);
@@ -82,21 +84,44 @@ const sessions = args.map(path => {
     const result = engine.process(samples.subarray(s, Math.min(samples.length, s + step)));
     if (result.live) live.push(result.live);
   }
-  return { live, flutters: truth.breaths.map(b => [b.flutter_start, b.end]) };
+  const plain = (truth.plain_exhalations ?? []).map(e => [e.start, e.end]);
+  return { live, flutters: truth.breaths.map(b => [b.flutter_start, b.end]), plain };
 });
 
-console.log(`${sessions.length} sessions, a live frame every ${LIVE_INTERVAL_S * 1000} ms, hold 0.4 s`);
+const within = (t, spans) => spans.some(([from, to]) => t >= from && t <= to);
+const plainCount = sessions.reduce((n, s) => n + s.plain.length, 0);
+console.log(`${sessions.length} sessions (${plainCount} exhalations without the device), a live frame every ${LIVE_INTERVAL_S * 1000} ms, hold 0.4 s`);
 for (const steadyS of steadies) {
-  let inside = 0, outside = 0;
-  for (const { live, flutters } of sessions) {
+  let inside = 0, outside = 0, inPlain = 0, plainShown = 0, longestInPlain = 0;
+  for (const { live, flutters, plain } of sessions) {
     let run = null;
+    const shownFor = plain.map(() => ({ total: 0, run: 0, longest: 0 }));
     for (const frame of live) {
       const t = frame.time_s;
       run = gaugeRun(run, t, frame.pitch_hz == null ? null : frame.pitch_hz, { holdS: 0.4, steadyS });
-      if (run === null) continue;
-      if (flutters.some(([from, to]) => t >= from && t <= to)) inside += LIVE_INTERVAL_S;
-      else outside += LIVE_INTERVAL_S;
+      const shown = run !== null;
+      if (shown) {
+        if (within(t, flutters)) inside += LIVE_INTERVAL_S;
+        else outside += LIVE_INTERVAL_S;
+      }
+      plain.forEach((span, i) => {
+        const e = shownFor[i];
+        if (shown && within(t, [span])) {
+          e.total += LIVE_INTERVAL_S;
+          e.run += LIVE_INTERVAL_S;
+          e.longest = Math.max(e.longest, e.run);
+        } else {
+          e.run = 0;
+        }
+      });
+    }
+    for (const e of shownFor) {
+      inPlain += e.total;
+      if (e.total > 0) plainShown += 1;
+      longestInPlain = Math.max(longestInPlain, e.longest);
     }
   }
-  console.log(`steady ${steadyS} s: a pressure on screen ${outside.toFixed(1)} s outside the breaths' flutter, ${inside.toFixed(1)} s inside it`);
+  console.log(`steady ${steadyS} s: a pressure on screen ${outside.toFixed(1)} s outside the breaths' flutter, `
+    + `${inside.toFixed(1)} s inside it; in ${plainShown} of the ${plainCount} exhalations without the device, `
+    + `${inPlain.toFixed(1)} s in all, the longest run ${longestInPlain.toFixed(2)} s`);
 }

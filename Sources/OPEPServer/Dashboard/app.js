@@ -8,7 +8,7 @@
 
 import { createGauge, drawTrace } from './charts.js';
 import { bindPlanForm, loadPlan, DEFAULT_PLAN } from './plan.js';
-import { clock, el, exhalationSpans, exportLinks, fetchJSON, gaugeRun, num, pct, renderSummary } from './common.js';
+import { BREATH_RUN_S, clock, el, exhalationSpans, exportLinks, fetchJSON, gaugeRun, num, pct, renderSummary } from './common.js';
 import { EngineLink, pageEngineAvailable } from './engine-link.js';
 import { documentName, forgetSession, keepSession, keptSessions, sendSession } from './device-history.js';
 
@@ -18,9 +18,6 @@ const CHUNK_S = 0.1;            // audio per binary message
 // The server reports hearing_device false whenever no flutter is heard at that moment, which is
 // normal while breathing in and holding (4-5 s): warn only after longer, and not while resting.
 const NOT_HEARING_AFTER_MS = 8000;
-// A huff cough can flash a pressure for a moment; a run of pressures longer than this (gaugeRun in
-// common.js) is the next set's first breath, which the engine counts only a second or two later.
-const LONGER_THAN_HUFF_S = 1.0;
 const TRACE_REDRAW_MS = 100;    // the 30-second trace moves 1/300 of its width per redraw: smooth, and light on a phone
 const LITTLE_ENDIAN = new Uint8Array(new Float32Array([1]).buffer)[3] === 0x3f;
 
@@ -383,7 +380,7 @@ function onLive(s, msg) {
     showNotHearing(false);
     showPressure(pressure, msg.pitch_hz, msg.zone, msg.exhaling);
     // The next set's first breath has begun, before the engine counts it: the huff cue goes.
-    if (s.gaugeRun && s.gaugeRun.to - s.gaugeRun.from > LONGER_THAN_HUFF_S) showHuffCue(s, null);
+    if (s.gaugeRun && s.gaugeRun.to - s.gaugeRun.from >= BREATH_RUN_S) showHuffCue(s, null);
   } else if (!s.gaugeRun) {
     showPressure(null, null, null, msg.exhaling);
   }

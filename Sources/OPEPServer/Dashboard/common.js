@@ -191,14 +191,20 @@ export function exhalationSpans(frames, step = 0.05) {
 }
 
 /**
+ * A run of pressures on the live gauge that has lasted this long, in seconds, is a breath's: a
+ * huff cough, an inhalation or a chance track in breathing without the device flashes for less
+ * (about half a second on average, docs/real-breath.md).
+ */
+export const BREATH_RUN_S = 1.0;
+
+/**
  * The run of pressures the live gauge shows, after a live frame at audio time `t` (s) with
  * `pressure` (null in a gap): `{ from, to }`, the times of the run's first and last pressure, or
  * null when the gauge shows none. Through a gap the last pressure stays for `holdS` (a breath's
  * flutter missed for a moment), but only once the run has lasted `steadyS`: a chance track in
- * plain breathing, an inhalation or a huff cough, a few hundredths of a second long, goes when it
- * ends instead of staying for the hold.
+ * plain breathing, an inhalation or a huff cough goes when it ends instead of staying for the hold.
  */
-export function gaugeRun(run, t, pressure, { holdS = 0.4, steadyS = 0.2 } = {}) {
+export function gaugeRun(run, t, pressure, { holdS = 0.4, steadyS = BREATH_RUN_S } = {}) {
   if (pressure !== null) return { from: run?.from ?? t, to: t };
   return run && run.to - run.from >= steadyS && t - run.to <= holdS ? run : null;
 }
