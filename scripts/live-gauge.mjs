@@ -3,7 +3,7 @@
 // the page's own engine (the WebAssembly build in Sources/OPEPServer/Dashboard) and the page's own
 // rule for holding a pressure through gaps (gaugeRun in common.js), on simulated sessions with
 // their truth. A live frame is taken every 50 ms, as `opep serve` sends them; each frame's pressure
-// stays on screen for those 50 ms. The rule is measured with the hold the page uses (0.4 s) at
+// stays on screen for those 50 ms. The rule is measured with the hold the page uses (GAUGE_HOLD_S) at
 // each `steadyS` given (by default 0, which holds every pressure as the page did before 77dd055;
 // 0.2 s, from 77dd055; and the page's own, BREATH_RUN_S), and so is the time a pressure is shown
 // in the exhalations without the device (the truth's `plain_exhalations`).
@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OPEPEngine } from '../Sources/OPEPServer/Dashboard/engine.mjs';
-import { BREATH_RUN_S, gaugeRun } from '../Sources/OPEPServer/Dashboard/common.js';
+import { BREATH_RUN_S, GAUGE_HOLD_S, gaugeRun } from '../Sources/OPEPServer/Dashboard/common.js';
 
 const LIVE_INTERVAL_S = 0.05;
 const dashboard = join(dirname(fileURLToPath(import.meta.url)), '..', 'Sources', 'OPEPServer', 'Dashboard');
@@ -90,7 +90,7 @@ const sessions = args.map(path => {
 
 const within = (t, spans) => spans.some(([from, to]) => t >= from && t <= to);
 const plainCount = sessions.reduce((n, s) => n + s.plain.length, 0);
-console.log(`${sessions.length} sessions (${plainCount} exhalations without the device), a live frame every ${LIVE_INTERVAL_S * 1000} ms, hold 0.4 s`);
+console.log(`${sessions.length} sessions (${plainCount} exhalations without the device), a live frame every ${LIVE_INTERVAL_S * 1000} ms, hold ${GAUGE_HOLD_S} s`);
 for (const steadyS of steadies) {
   let inside = 0, outside = 0, inPlain = 0, plainShown = 0, longestInPlain = 0;
   for (const { live, flutters, plain } of sessions) {
@@ -98,7 +98,7 @@ for (const steadyS of steadies) {
     const shownFor = plain.map(() => ({ total: 0, run: 0, longest: 0 }));
     for (const frame of live) {
       const t = frame.time_s;
-      run = gaugeRun(run, t, frame.pitch_hz == null ? null : frame.pitch_hz, { holdS: 0.4, steadyS });
+      run = gaugeRun(run, t, frame.pressure_cmh2o ?? null, { steadyS });
       const shown = run !== null;
       if (shown) {
         if (within(t, flutters)) inside += LIVE_INTERVAL_S;

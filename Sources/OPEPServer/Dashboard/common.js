@@ -197,6 +197,9 @@ export function exhalationSpans(frames, step = 0.05) {
  */
 export const BREATH_RUN_S = 1.0;
 
+/** How long the live gauge keeps a breath's last pressure through a gap in its flutter, in seconds. */
+export const GAUGE_HOLD_S = 0.4;
+
 /**
  * The run of pressures the live gauge shows, after a live frame at audio time `t` (s) with
  * `pressure` (null in a gap): `{ from, to }`, the times of the run's first and last pressure, or
@@ -204,7 +207,7 @@ export const BREATH_RUN_S = 1.0;
  * flutter missed for a moment), but only once the run has lasted `steadyS`: a chance track in
  * plain breathing, an inhalation or a huff cough goes when it ends instead of staying for the hold.
  */
-export function gaugeRun(run, t, pressure, { holdS = 0.4, steadyS = BREATH_RUN_S } = {}) {
+export function gaugeRun(run, t, pressure, { holdS = GAUGE_HOLD_S, steadyS = BREATH_RUN_S } = {}) {
   if (pressure !== null) return { from: run?.from ?? t, to: t };
   return run && run.to - run.from >= steadyS && t - run.to <= holdS ? run : null;
 }
